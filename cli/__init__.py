@@ -1,0 +1,64 @@
+"""The ``surveygraph`` command line. Each area registers its commands from its own module."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..errors import UserError
+from .common import console, quiet_third_party
+
+app = typer.Typer(
+    name="surveygraph",
+    help="Write literature surveys with a LangGraph pipeline and evaluate surveys.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _global_options(
+    ctx: typer.Context,
+    home: Optional[Path] = typer.Option(
+        None, "--home", envvar="SURVEYGRAPH_HOME",
+        help="Data home holding stores, caches and runs (default: per-user data dir).",
+    ),
+    config: Optional[Path] = typer.Option(
+        None, "--config", help="TOML settings file (default: ./surveygraph.toml if present)."
+    ),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug output."),
+) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    ctx.obj = {"home": home, "config": config, "verbose": verbose}
+
+
+def _register_all() -> None:
+    # Imported here, not at module top, so `surveygraph --help` stays fast: each module keeps
+    # its heavy imports (torch, chromadb, llama.cpp) inside its command functions.
+    from . import corpus, evaluate, generate, judges
+
+    for module in (corpus, generate, evaluate, judges):
+        module.register(app)
+
+
+_register_all()
+
+
+def main() -> None:
+    quiet_third_party()
+    try:
+        app()
+    except UserError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        sys.exit(130)

