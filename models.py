@@ -119,6 +119,7 @@ class Reference(BaseModel):
     doi: str | None = None
     year: int | None = None
     paper_id: str | None = None  # set when the reference is a known corpus paper
+    aliases: list[str] = Field(default_factory=list)  # other markers naming this entry ("1 3 4 Title")
 
 
 class Citation(BaseModel):

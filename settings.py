@@ -53,6 +53,9 @@ class RetrievalSettings(BaseModel):
     candidates: int = Field(200, ge=1)  # per retriever, before fusion
     rrf_k: int = Field(60, ge=1)
     tre: bool = True
+    # TRE picks k papers from the top k * tre_pool_factor fused candidates (SurveyForge's L -> K).
+    tre_pool_factor: int = Field(3, ge=1)
+    tre_bucket_years: int = Field(2, ge=1)
 
 
 class LLMSettings(BaseModel):
@@ -70,6 +73,8 @@ class LLMSettings(BaseModel):
     retries: int = Field(3, ge=0)
     local_n_ctx: int = Field(8192, ge=512)
     local_threads: int | None = None
+    # llama.cpp weight repacking; None = auto (off on AMX CPUs, whose AMX kernels crash in some VMs).
+    local_weight_repack: bool | None = None
 
     def for_role(self, role: str) -> str:
         return getattr(self, role, None) or self.default
@@ -91,6 +96,8 @@ class GenerationSettings(BaseModel):
     concurrency: int = Field(4, ge=1)
     self_evaluate: bool = True
     seed: int = 0
+    abstract_chars: int = Field(500, ge=50)  # abstract excerpt per paper in writer prompts
+    paragraphs: int = Field(2, ge=1)  # paragraphs asked per subsection
 
 
 class EvaluationSettings(BaseModel):
@@ -98,8 +105,13 @@ class EvaluationSettings(BaseModel):
     lam: float = 1.0
     sim_mode: Literal["cosine", "chroma_l2"] = "cosine"
     rescale_maxsim: bool = False
+    # SAM-R title matching: rapidfuzz ratio on normalised titles (after arXiv id and exact title).
+    ref_match_fuzzy: int = Field(92, ge=50, le=100)
     judges: list[str] = Field(default_factory=list)
     judge_runs: int = Field(1, ge=1)
+    # Tokens of survey text per judge prompt; None = 2,000 for the local model (fits its context
+    # and keeps a call to seconds on a laptop CPU), 24,000 for API judges.
+    judge_input_tokens: int | None = Field(None, ge=256)
 
 
 class Settings(BaseSettings):

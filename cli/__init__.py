@@ -43,9 +43,9 @@ def _global_options(
 def _register_all() -> None:
     # Imported here, not at module top, so `surveygraph --help` stays fast: each module keeps
     # its heavy imports (torch, chromadb, llama.cpp) inside its command functions.
-    from . import corpus, evaluate, generate, judges
+    from . import corpus, doctor, evaluate, generate, judges
 
-    for module in (corpus, generate, evaluate, judges):
+    for module in (corpus, generate, evaluate, judges, doctor):
         module.register(app)
 
 

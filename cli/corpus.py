@@ -1,7 +1,7 @@
 """CLI: `surveygraph corpus ...` and `surveygraph outlines ...`.
 
-Commands are split over modules by area: ingest/search/stats and the outline DB live in
-``corpus_index``; fetching from arXiv and Semantic Scholar enrichment in ``corpus_fetch``.
+Commands are split over modules by area: ingest/search/stats live in ``corpus_index``;
+fetching from arXiv and Semantic Scholar enrichment in ``corpus_fetch``; the outline DB in ``outlines``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ outlines_app = typer.Typer(help="The Survey Outline DB: ingest and search human 
 
 
 def register(app: typer.Typer) -> None:
-    from . import corpus_fetch, corpus_index
+    from . import corpus_fetch, corpus_index, outlines
 
-    corpus_index.register(corpus_app, outlines_app)
+    corpus_index.register(corpus_app)
     corpus_fetch.register(corpus_app)
+    outlines.register(outlines_app)
     app.add_typer(corpus_app, name="corpus")
     app.add_typer(outlines_app, name="outlines")

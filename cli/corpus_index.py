@@ -1,9 +1,119 @@
-"""CLI: corpus ingest / search / stats and outlines ingest / search."""
+"""CLI: corpus ingest / search / stats / prepare-models."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+from typing import Optional
+
 import typer
 
+from ..errors import UserError
+from .common import console, get_settings, out
 
-def register(corpus_app: typer.Typer, outlines_app: typer.Typer) -> None:
+_MODEL_HELP = "Embedding model: minilm-static (fast, default), minilm (accurate), or a sentence-transformers name/path."
+_YEARS = re.compile(r"^\s*(\d{4})\s*(?:-\s*(\d{4})\s*)?$")
+
+
+def parse_years(value: str | None) -> tuple[int, int] | None:
+    """'2024-2026' -> (2024, 2026); '2025' -> (2025, 2025)."""
+    if value is None:
+        return None
+    match = _YEARS.match(value)
+    if not match:
+        raise UserError(f"--years must look like 2024-2026 or 2025, got {value!r}")
+    first, last = int(match.group(1)), int(match.group(2) or match.group(1))
+    if first > last:
+        raise UserError(f"--years range is backwards: {value!r}")
+    return first, last
+
+
+def _print_ingest_report(report) -> None:
+    console.print(
+        f"read {report.read}, added {report.added}, duplicates {report.duplicates}, "
+        f"skipped {report.skipped}; embedding {report.embed_seconds:.1f}s, indexing {report.index_seconds:.1f}s",
+        highlight=False,
+    )
+    if report.skipped_lines:
+        shown = ", ".join(str(n) for n in report.skipped_lines[:10])
+        more = " ..." if report.skipped > 10 else ""
+        console.print(f"skipped lines: {shown}{more}", highlight=False)
+
+
+def ingest(
+    ctx: typer.Context,
+    path: Path = typer.Argument(..., help="JSONL(.gz), JSON list, BibTeX (.bib), a PDF, or a folder of PDFs."),
+    embedding_model: Optional[str] = typer.Option(None, "--embedding-model", help=_MODEL_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Also print the ingest report as JSON on stdout."),
+) -> None:
+    """Add papers to the index (duplicates by arXiv id / DOI / title are skipped)."""
+    from ..retrieval.corpus import Corpus
+
+    if not path.exists():
+        raise UserError(f"no such file or directory: {path}")
+    settings = get_settings(ctx, **{"embedding.model": embedding_model})
+    report = Corpus(settings).ingest_path(path, progress=True)
+    _print_ingest_report(report)
+    if as_json:
+        out.print_json(report.model_dump_json())
+
+
+def search(
+    ctx: typer.Context,
+    query: str = typer.Argument(..., help="Free-text query."),
+    k: int = typer.Option(10, "-k", "--k", min=1, help="Number of papers to return."),
+    mode: str = typer.Option("hybrid", "--mode", help="hybrid (dense + BM25 by RRF), dense or bm25."),
+    years: Optional[str] = typer.Option(None, "--years", help="Publication years, e.g. 2024-2026."),
+    category: Optional[list[str]] = typer.Option(None, "--category", help="arXiv category (repeatable, any of)."),
+    no_tre: bool = typer.Option(False, "--no-tre", help="Switch off temporal-aware reranking."),
+    embedding_model: Optional[str] = typer.Option(None, "--embedding-model", help=_MODEL_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Search the index."""
+    from ..retrieval.corpus import Corpus
+
+    if mode not in ("hybrid", "dense", "bm25"):
+        raise UserError(f"--mode must be hybrid, dense or bm25, got {mode!r}")
+    year_range = parse_years(years)
+    settings = get_settings(ctx, **{"embedding.model": embedding_model})
+    hits = Corpus(settings).search(query, k, mode=mode, year_range=year_range,  # type: ignore[arg-type]
+                                   categories=category or None, tre=False if no_tre else None)
+    if as_json:
+        out.print_json(json.dumps([h.model_dump(mode="json") for h in hits]))
+        return
+    from rich.table import Table
+
+    table = Table("rank", "year", "arXiv id", "title", "score")
+    for rank, hit in enumerate(hits, start=1):
+        table.add_row(str(rank), str(hit.paper.year or ""), hit.paper.arxiv_id or hit.paper.paper_id,
+                      hit.paper.title, f"{hit.score:.4f}")
+    out.print(table)
+
+
+def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Show what the index holds."""
+    from ..retrieval.corpus import Corpus
+
+    info = Corpus(get_settings(ctx)).stats()
+    if as_json:
+        out.print_json(json.dumps(info))
+        return
+    for key, value in info.items():
+        out.print(f"{key}: {value}", highlight=False)
+
+
+def prepare_models(ctx: typer.Context) -> None:
+    """Build the local minilm-static model (distilled from the bundled MiniLM) if missing."""
+    from ..retrieval.static_distill import ensure_static_model
+
+    path = ensure_static_model(get_settings(ctx), progress=True)
+    console.print(f"minilm-static ready at {path}", highlight=False)
+
+
+def register(corpus_app: typer.Typer) -> None:
     """Add the index commands."""
+    corpus_app.command("ingest")(ingest)
+    corpus_app.command("search")(search)
+    corpus_app.command("stats")(stats)
+    corpus_app.command("prepare-models")(prepare_models)

@@ -1,9 +1,162 @@
-"""CLI commands: evaluate (registered by surveygraph.cli)."""
+"""CLI commands: evaluate (one draft) and leaderboard (systems × topics against human surveys)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+from ..errors import UserError
+from .common import console, get_settings, out
+
+METRIC_FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim")
+FORMATS = ("json", "md", "html")
+
+
+def _split(value: str | None, allowed: tuple[str, ...] | None = None, what: str = "value") -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if allowed is not None:
+        unknown = [v for v in items if v not in allowed]
+        if unknown:
+            raise UserError(f"unknown {what}: {', '.join(unknown)} (choose from {', '.join(allowed)})")
+    return items
+
+
+def _settings(ctx: typer.Context, tau, lam, sim_mode, rescale):
+    if tau is not None and not 0.0 <= tau < 1.0:
+        raise UserError("--tau must be in [0, 1)")
+    return get_settings(ctx, **{"evaluation.tau": tau, "evaluation.lam": lam,
+                                "evaluation.sim_mode": sim_mode, "evaluation.rescale_maxsim": rescale})
+
+
+def _print_judge_estimate(n_surveys: int, judges: list[str], settings) -> None:
+    from ..evaluation.judges import estimate_judge_cost
+
+    est = estimate_judge_cost(n_surveys, judges, settings)
+    console.print(
+        f"judges {', '.join(judges)} on {n_surveys} survey(s) with {est['judge_model']}: "
+        f"~{est['calls']} calls, ~{est['input_tokens']:,} input + ~{est['output_tokens']:,} output tokens"
+        + (f", ~${est['usd']:.2f}" if isinstance(est.get("usd"), (int, float)) else "")
+        + f" ({est['note']})", highlight=False)
+
+
+def evaluate_command(
+    ctx: typer.Context,
+    draft: Path = typer.Argument(..., help="Survey to score (.md, .txt, .tex, .pdf, .json or a run folder)."),
+    human: Optional[Path] = typer.Option(None, "--human", help="Human-written survey of the same topic (enables alignment and sgsim)."),
+    bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set (.json/.jsonl/.bib/.md) for SAM-R coverage."),
+    metrics: Optional[str] = typer.Option(None, "--metrics", help=f"Comma list of metric families: {','.join(METRIC_FAMILIES)} (default: every family whose inputs are given)."),
+    judges: Optional[str] = typer.Option(None, "--judges", help="Comma list of LLM judges (sam, sgsim, surveylens, checklist)."),
+    fmt: str = typer.Option("json", "--format", help="Report format: json, md or html."),
+    out_file: Optional[Path] = typer.Option(None, "--out", help="Write the report here instead of stdout."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --out file."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="Topic label (default: the file name)."),
+    tau: Optional[float] = typer.Option(None, "--tau", help="Alignment threshold τ (default 0.95)."),
+    lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1 (default 1.0)."),
+    sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine (paper) or chroma_l2 (2cos-1, SGSimEval's code)."),
+    rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
+) -> None:
+    """Score one survey draft: structure, citation integrity, coverage, alignment, similarity, judges."""
+    from ..evaluation.parsers import parse_survey
+    from ..evaluation.report import render_report
+    from ..graphs.evaluation import evaluate_survey
+
+    if fmt not in FORMATS:
+        raise UserError(f"unknown --format {fmt!r} (use json, md or html)")
+    families = _split(metrics, METRIC_FAMILIES, "metric family")
+    judge_names = _split(judges) or []
+    if families:
+        needs = {"alignment": human, "sgsim": human, "coverage": bench_refs}
+        flag = {"alignment": "--human", "sgsim": "--human", "coverage": "--bench-refs"}
+        missing = [f for f in families if f in needs and needs[f] is None]
+        if missing:
+            raise UserError(f"{', '.join(missing)} need(s) {flag[missing[0]]}")
+    for label, path in (("DRAFT", draft), ("--human", human), ("--bench-refs", bench_refs)):
+        if path is not None and not path.exists():
+            raise UserError(f"{label} not found: {path}")
+    if out_file is not None and out_file.exists() and not force:
+        raise UserError(f"{out_file} exists; pass --force to overwrite it")
+    settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim)
+    if judge_names:
+        _print_judge_estimate(1 + (human is not None), judge_names, settings)
+    survey = parse_survey(draft)
+    survey.topic = topic or survey.topic or draft.stem
+    human_survey = parse_survey(human) if human is not None else None
+    if human_survey is not None:
+        human_survey.topic = survey.topic
+    with console.status(f"evaluating {draft.name}"):
+        report = evaluate_survey(survey, settings, human=human_survey, bench_refs=bench_refs,
+                                 judges=judge_names, metrics=families)
+    report.survey = str(draft)
+    text = render_report(report, fmt)  # type: ignore[arg-type]
+    if out_file is None:
+        out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+    else:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        out_file.write_text(text, encoding="utf-8")
+        console.print(f"wrote {out_file}")
+    for warning in report.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+
+
+def leaderboard_command(
+    ctx: typer.Context,
+    root: Path = typer.Argument(..., help="Folder with one sub-folder per system, one file per topic."),
+    human_dir: Path = typer.Option(..., "--human-dir", help="Human surveys, file names matching the systems' files."),
+    out_dir: Path = typer.Option(..., "--out", help="Output folder for leaderboard.{md,csv,json} and report.html."),
+    bench_refs_dir: Optional[Path] = typer.Option(None, "--bench-refs-dir", help="Folder of <topic>_bench.json reference sets (adds SAM-R)."),
+    systems: Optional[str] = typer.Option(None, "--systems", help="Comma list of system folders (default: all)."),
+    topics: Optional[str] = typer.Option(None, "--topics", help="Comma list of topics (file stems; default: all shared)."),
+    metrics: Optional[str] = typer.Option(None, "--metrics", help=f"Comma list of metric families: {','.join(METRIC_FAMILIES)}."),
+    judges: Optional[str] = typer.Option(None, "--judges", help="Comma list of LLM judges (costly: an estimate is printed first)."),
+    force: bool = typer.Option(False, "--force", help="Write into a non-empty --out folder."),
+    tau: Optional[float] = typer.Option(None, "--tau", help="Alignment threshold τ (default 0.95)."),
+    lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1."),
+    sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine or chroma_l2."),
+    rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
+) -> None:
+    """Rank systems: score every system's survey per topic against the human survey."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..evaluation.leaderboard import discover, run_leaderboard, write_leaderboard
+
+    families = _split(metrics, METRIC_FAMILIES, "metric family")
+    if families and "coverage" in families and bench_refs_dir is None:
+        raise UserError("coverage needs --bench-refs-dir")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"--out is a file, not a folder: {out_dir}")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
+        raise UserError(f"{out_dir} is not empty; pass --force to write into it")
+    inputs = discover(root, human_dir, systems=_split(systems), topics=_split(topics),
+                      bench_refs_dir=bench_refs_dir)
+    settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim)
+    judge_names = _split(judges) or []
+    n_surveys = len(inputs.system_files)
+    console.print(f"{len(inputs.systems)} systems ({', '.join(inputs.systems)}) × {len(inputs.topics)} topics: "
+                  f"{n_surveys} surveys; bench refs for {len(inputs.bench_files)} topic(s)", highlight=False)
+    if judge_names:
+        _print_judge_estimate(n_surveys + len(inputs.topics), judge_names, settings)
+    steps = len(inputs.topics) * len(inputs.systems) + 1
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=False) as progress:
+        task = progress.add_task("leaderboard", total=steps)
+
+        def on_step(message: str) -> None:
+            progress.update(task, advance=1, description=message[:60])
+
+        board = run_leaderboard(inputs, settings, judges=judge_names, metrics=families, on_step=on_step)
+        progress.update(task, completed=steps, description="done")
+    paths = write_leaderboard(board, out_dir)
+    ranks = board.mean_ranks()
+    for i, system in enumerate(board.ranking, 1):
+        out.print(f"{i}. {system}  (mean rank {ranks[system]:.2f})", highlight=False)
+    console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
+    app.command("evaluate")(evaluate_command)
+    app.command("leaderboard")(leaderboard_command)

@@ -1,9 +1,213 @@
-"""CLI commands: generate (registered by surveygraph.cli)."""
+"""CLI commands: ``generate`` (one survey, resume, section rerun) and ``ablate`` (variants)."""
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+from ..errors import UserError
+from .common import console, fail, get_settings, out, quiet_third_party
+
+
+def describe_update(node: str, update: dict) -> str | None:
+    """One progress line per finished node / subsection (None = nothing worth showing)."""
+    if node == "gather_topic_context":
+        return f"plan: {len(update.get('memory', []))} papers in memory M, {len(update.get('demos', []))} demo outlines"
+    if node == "plan_sections":
+        return "plan: sections " + " | ".join(s["title"] for s in update.get("outline", []))
+    if node == "plan_subsections":
+        return f"plan: {sum(len(s['subsections']) for s in update.get('outline', []))} subsections"
+    if node == "read_subsection":
+        for sid, reading in update.get("readings", {}).items():
+            return f"read {sid}: {len(reading['subqueries'])} queries, {len(reading['paper_ids'])} papers"
+    if node == "write_subsection":
+        for sid, draft in update.get("drafts", {}).items():
+            return f"write {sid}: {draft['status']} ({len(draft['text'].split())} words)"
+    if node == "polish_sections" and "integrity" in update:
+        i = update["integrity"]
+        return f"polish: {i['cited_papers']} papers cited, {i['dropped_total']} unresolvable markers dropped"
+    if node == "write_frame" and update:
+        return "polish: abstract, introduction, conclusion"
+    if node == "export_survey":
+        return "export: " + ", ".join(Path(p).name for p in update.get("export", {}).values())
+    if node == "self_evaluate" and update:
+        return f"self-evaluation: {len(update.get('evaluation', {}).get('metrics', []))} metrics"
+    return None
+
+
+def _printer(node: str, update: dict) -> None:
+    line = describe_update(node, update)
+    if line:
+        console.print(f"[dim]•[/] {line}", highlight=False)
+
+
+def _announce_models(settings) -> None:
+    """One line naming the models (says so when the bundled local model is used)."""
+    from ..llm import describe_default_model
+
+    console.print(describe_default_model(settings), highlight=False)
+
+
+def _open_corpus(settings):
+    """The paper store, refused early (before any model loads) when it is empty."""
+    from ..retrieval.corpus import Corpus
+
+    corpus = Corpus(settings)
+    if corpus.count() == 0:
+        raise UserError(f"the paper store under {settings.home} is empty: run `surveygraph corpus ingest FILE` first")
+    return corpus
+
+
+def _existing_file(path: Optional[Path], what: str) -> Optional[Path]:
+    if path is not None and not path.is_file():
+        raise UserError(f"{what} not found: {path}")
+    return path
+
+
+def _report(result, console_out=out) -> None:
+    state = result.state
+    if result.budget_exhausted:
+        console.print("token budget spent: stopped early; what was written is kept and exported", highlight=False)
+    for fallback in state.get("fallbacks", [])[:10]:
+        console.print(f"[yellow]fallback[/] {fallback.get('node')} {fallback.get('item', '')}: {fallback.get('reason')}",
+                      highlight=False)
+    if state.get("failures"):
+        console.print(f"[yellow]{len(state['failures'])} LLM call(s) failed[/] (see manifest.json)", highlight=False)
+    path = result.run_dir / "survey.md" if result.finished else result.run_dir
+    console_out.print(str(path), soft_wrap=True, highlight=False)
+
+
+def _run_graph(call):
+    """Run a graph call; an unexpected crash leaves a checkpoint and says how to resume."""
+    try:
+        return call()
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one readable line; the checkpoint allows --resume
+        console.print(f"[bold red]error:[/] run stopped: {type(exc).__name__}: {exc}", highlight=False)
+        console.print("resume it with: surveygraph generate --resume RUN_ID (RUN_ID = the run directory name)")
+        raise typer.Exit(1) from exc
+
+
+def _user_errors(command):
+    """User mistakes become one ``error: ...`` line and exit status 2 (also under CliRunner)."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except UserError as exc:
+            fail(str(exc))
+
+    return wrapper
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
+
+    @app.command()
+    @_user_errors
+    def generate(
+        ctx: typer.Context,
+        topic: Optional[str] = typer.Argument(None, help="Survey topic (omit with --resume)."),
+        llm: Optional[str] = typer.Option(None, "--llm", help="Model for every role: local, gguf:PATH, provider:model."),
+        planner_llm: Optional[str] = typer.Option(None, "--planner-llm", help="Model for planning."),
+        writer_llm: Optional[str] = typer.Option(None, "--writer-llm", help="Model for writing."),
+        judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help="Model for judging."),
+        out_dir: Optional[Path] = typer.Option(None, "--out", help="Runs directory (default: <home>/runs)."),
+        bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set for coverage."),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Token budget for the whole run."),
+        resume: Optional[str] = typer.Option(None, "--resume", help="Continue an interrupted run (RUN_ID or path)."),
+        rerun_section: Optional[str] = typer.Option(
+            None, "--rerun-section", help="With --resume RUN_ID: redraft this (sub)section into a new run."),
+        no_ms: bool = typer.Option(False, "--no-ms", help="Sub-queries without section memory."),
+        no_mr: bool = typer.Option(False, "--no-mr", help="Retrieve from the whole store, not memory M."),
+        no_tre: bool = typer.Option(False, "--no-tre", help="Top-K by score instead of temporal reranking."),
+        outline_demos: Optional[str] = typer.Option(None, "--outline-demos", help="related | random | none."),
+        no_polish: bool = typer.Option(False, "--no-polish", help="Merge drafts without polishing."),
+        sections: Optional[int] = typer.Option(None, "--sections", min=1, help="First-level sections."),
+        subsections: Optional[int] = typer.Option(None, "--subsections", min=1, help="Subsections per section."),
+        concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, help="Parallel subsections."),
+    ) -> None:
+        """Write a survey on TOPIC: plan -> read -> write -> polish -> self-evaluation."""
+        quiet_third_party()
+        from ..graphs.runner import build_deps, find_run, rerun_section as rerun, resume_run, run_record, run_settings, start_run
+
+        if outline_demos not in (None, "related", "random", "none"):
+            raise UserError("--outline-demos must be related, random or none")
+        if rerun_section and not resume:
+            raise UserError("--rerun-section needs --resume RUN_ID (the finished run to start from)")
+        _existing_file(bench_refs, "bench refs file")
+        roles = {"default": llm, "planner": planner_llm, "writer": writer_llm, "judge": judge_llm}
+        if resume:
+            base = get_settings(ctx)
+            run_dir = find_run(resume, out_dir or base.runs_dir)
+            settings = run_settings(run_dir, **roles)
+            if max_tokens is not None:
+                settings.llm.max_tokens = max_tokens
+            corpus = _open_corpus(settings)
+            _announce_models(settings)
+            refs = bench_refs or run_record(run_dir).get("bench_refs")
+            deps = build_deps(settings, corpus=corpus, bench_refs=refs)
+            if rerun_section:
+                result = _run_graph(lambda: rerun(run_dir, rerun_section, deps, runs_dir=out_dir or run_dir.parent,
+                                                  on_update=_printer))
+            else:
+                result = _run_graph(lambda: resume_run(run_dir, deps, on_update=_printer))
+            _report(result)
+            return
+        if not topic:
+            raise UserError("give a TOPIC (or --resume RUN_ID)")
+        overrides = {f"llm.{role}": spec for role, spec in roles.items()}
+        settings = get_settings(ctx, **overrides, **{
+            "llm.max_tokens": max_tokens, "generation.sections": sections,
+            "generation.subsections": subsections, "generation.concurrency": concurrency,
+            "generation.outline_demos": outline_demos,
+            "generation.memory_subquery": False if no_ms else None,
+            "generation.memory_retrieval": False if no_mr else None,
+            "generation.tre": False if no_tre else None,
+            "generation.polish": False if no_polish else None,
+        })
+        corpus = _open_corpus(settings)
+        _announce_models(settings)
+        deps = build_deps(settings, corpus=corpus, bench_refs=bench_refs)
+        result = _run_graph(lambda: start_run(topic, deps, runs_dir=out_dir, on_update=_printer))
+        _report(result)
+
+    @app.command()
+    @_user_errors
+    def ablate(
+        ctx: typer.Context,
+        topic: str = typer.Argument(..., help="Survey topic."),
+        variants: str = typer.Option("full,no-ms,no-mr,no-tre,outline-none,outline-random,no-polish", "--variants",
+                                     help="Comma-separated variants."),
+        bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set for coverage."),
+        llm: Optional[str] = typer.Option(None, "--llm", help="Model for every role."),
+        out_dir: Optional[Path] = typer.Option(None, "--out", help="Where the ablation folder goes."),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Token budget per variant."),
+        sections: Optional[int] = typer.Option(None, "--sections", min=1),
+        subsections: Optional[int] = typer.Option(None, "--subsections", min=1),
+    ) -> None:
+        """Run the graph once per variant and write ablation.md + ablation.csv."""
+        quiet_third_party()
+        from ..graphs.ablation import parse_variants, run_ablation
+        from ..graphs.runner import build_deps
+
+        names = parse_variants(variants)
+        _existing_file(bench_refs, "bench refs file")
+        settings = get_settings(ctx, **{"llm.default": llm, "llm.max_tokens": max_tokens,
+                                        "generation.sections": sections, "generation.subsections": subsections})
+        corpus = _open_corpus(settings)
+        _announce_models(settings)
+        first = build_deps(settings, corpus=corpus, bench_refs=bench_refs)
+
+        def make_deps(variant_settings):
+            return build_deps(variant_settings, corpus=first.corpus, outlines=first.outlines, bench_refs=bench_refs)
+
+        root, rows = _run_graph(lambda: run_ablation(
+            topic, names, settings, make_deps=make_deps, out_dir=out_dir, bench_refs=bench_refs,
+            on_variant=lambda v: console.print(f"[bold]variant {v}[/]"), on_update=_printer))
+        out.print(str(root / "ablation.md"), soft_wrap=True, highlight=False)

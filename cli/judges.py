@@ -1,9 +1,255 @@
-"""CLI commands: judges (registered by surveygraph.cli)."""
+"""CLI commands for the LLM judges: arena, meta-eval, rubrics build/weights, checklist generate/score."""
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+from ..errors import UserError
+from .common import console, get_settings, out
+
+rubrics_app = typer.Typer(help="Build SurveyLens discipline rubrics and learn their aspect weights.",
+                          no_args_is_help=True)
+checklist_app = typer.Typer(help="DeepSynth-Eval checklists: generate from a human survey, score drafts.",
+                            no_args_is_help=True)
+
+
+def _split(value: Optional[str]) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def _progress(total: int, label: str):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=console, transient=False)
+    task = bar.add_task(label, total=total)
+    return bar, (lambda *_: bar.advance(task))
+
+
+def _show_cost(calls: int, input_tokens: int, output_tokens: int, model: str) -> None:
+    console.print(f"judge: {model} — about {calls} calls, {input_tokens:,} input and "
+                  f"{output_tokens:,} output tokens")
+
+
+def _judge(ctx: typer.Context, log: Optional[Path], batch: str, judge_model: Optional[str]):
+    from ..evaluation.judges.base import make_judge
+
+    settings = get_settings(ctx, **{"llm.judge": judge_model})
+    return settings, make_judge(settings, log_path=log, batch=batch)
+
+
+def arena(
+    ctx: typer.Context,
+    root: Path = typer.Argument(..., help="Folder with one sub-folder of <topic>.md drafts per system."),
+    human_dir: Optional[Path] = typer.Option(None, "--human-dir", help="Human surveys <topic>.md (player 'human')."),
+    topics: Optional[str] = typer.Option(None, "--topics", help="Comma-separated topics (file stems)."),
+    systems: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system folders."),
+    battles_per_pair: int = typer.Option(1, "--battles-per-pair", min=1, help="Battles per pair and topic (orders alternate)."),
+    seed: int = typer.Option(0, "--seed", help="Seed for pairing order and bootstrap."),
+    bootstrap: int = typer.Option(200, "--bootstrap", min=10, help="Bootstrap rounds for the intervals."),
+    log: Optional[Path] = typer.Option(None, "--log", help="Judgment log JSONL (default <home>/judgments/arena.jsonl)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Output folder (default <home>/arena/<time>)."),
+    judge_model: Optional[str] = typer.Option(None, "--judge", help="Judge model (default llm.judge or llm.default)."),
+) -> None:
+    """Battle systems (human included) on shared topics and rate them per dimension D1-D5."""
+    from rich.table import Table
+
+    from ..evaluation import arena as A
+    drafts = A.discover_drafts(root, human_dir, _split(topics), _split(systems))
+    battles = A.build_battles(drafts, battles_per_pair, seed)
+    settings, judge = _judge(ctx, log, "arena", judge_model)
+    per_call = judge.budget + 700  # both drafts are trimmed to share the judge's input budget
+    _show_cost(len(battles), len(battles) * per_call, len(battles) * 80, judge.model_spec)
+    console.print(f"{len(drafts)} topics, {len(battles)} battles; log: {judge.log.path}")
+    bar, tick = _progress(len(battles), "arena battles")
+    with bar:
+        A.judge_battles(battles, drafts, judge, progress=tick)
+    failed = sum(1 for b in battles if not b.outcomes)
+    if failed == len(battles):
+        raise UserError("every battle failed to get a verdict; see the log for the judge's errors")
+    table = A.ratings([b for b in battles if b.outcomes], rounds=bootstrap, seed=seed)
+    table.update({"topics": list(drafts), "battles": len(battles), "failed": failed,
+                  "judge": judge.model_spec, "seed": seed})
+    target = out_dir or settings.home / "arena" / datetime.now().strftime("%Y%m%d-%H%M%S")
+    paths = A.write_outputs(target, battles, table)
+    for dim, block in table["dimensions"].items():
+        t = Table(title=f"{dim} {block['name']} ({block['battles']} battles)")
+        for col in ("player", "BT Elo", "95% CI", "online Elo"):
+            t.add_column(col, justify="left" if col == "player" else "right")
+        for p, r in sorted(block["ratings"].items(), key=lambda kv: -kv[1]["bt_elo"]):
+            t.add_row(p, f"{r['bt_elo']:.0f}", f"[{r['ci_low']:.0f}, {r['ci_high']:.0f}]", f"{r['online_elo']:.0f}")
+        out.print(t)
+        wr = block["win_rate_vs_human"]
+        if wr["decisive"]:
+            out.print(f"  systems' decisive win rate vs human: {wr['wins']}/{wr['decisive']} = {wr['rate']:.1%}")
+    if failed:
+        console.print(f"[yellow]{failed} battles had no verdict (judge failed); left out of the ratings[/]")
+    console.print("wrote " + ", ".join(str(p) for p in paths))
+
+
+def meta_eval(
+    ctx: typer.Context,
+    labels: Path = typer.Argument(..., help="JSONL of {topic, system_a, system_b, choice: a|b|tie}."),
+    metric: str = typer.Option(..., "--metric", help="Metric name, e.g. sam_o or surveylens.overall."),
+    scores: Optional[Path] = typer.Option(None, "--scores", help="CSV topic,system,score (or a column named after the metric) or JSON/JSONL rows."),
+    leaderboard_json: Optional[Path] = typer.Option(None, "--leaderboard-json", help="leaderboard.json from `surveygraph leaderboard`."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap rounds."),
+    seed: int = typer.Option(0, "--seed"),
+    as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
+) -> None:
+    """Agreement of a metric with pairwise human labels: accuracy, Spearman, Kendall (+ CIs)."""
+    from ..evaluation.meta_eval import load_labels, load_scores, meta_evaluate
+
+    if (scores is None) == (leaderboard_json is None):
+        raise UserError("give exactly one of --scores FILE or --leaderboard-json FILE")
+    rows = load_labels(labels)
+    result = meta_evaluate(rows, load_scores(scores or leaderboard_json, metric), rounds=bootstrap, seed=seed)
+    result["metric"] = metric
+    if as_json:
+        out.print_json(json.dumps(result))
+        return
+    out.print(f"metric {metric}: {result['pairs']} of {result['labels']} labelled pairs scored, "
+              f"{result['systems']} systems")
+    for key in ("accuracy", "spearman", "kendall"):
+        r = result[key]
+        value = "n/a" if r["value"] is None else f"{r['value']:.3f}"
+        ci = "" if r["ci_low"] is None else f"  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        out.print(f"  {key:9s} {value}{ci}")
+
+
+@rubrics_app.command("build")
+def rubrics_build(
+    ctx: typer.Context,
+    human_dir: Path = typer.Option(..., "--human-dir", help="Folder of human surveys (.md, .json, ...)."),
+    discipline: str = typer.Option("cs", "--discipline", help="Discipline id used in the file name."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Use only the first N surveys."),
+    n: int = typer.Option(5, "--criteria", min=1, max=10, help="Criteria per aspect."),
+    out_path: Optional[Path] = typer.Option(None, "--out", help="Rubric file (default: next <discipline>.v<N>.json)."),
+    log: Optional[Path] = typer.Option(None, "--log", help="Judgment log JSONL (resume)."),
+    judge_model: Optional[str] = typer.Option(None, "--judge"),
+) -> None:
+    """Expand the 11 SurveyLens aspects per human survey and merge them per discipline."""
+    from ..evaluation.judges import surveylens as SL
+    from ..evaluation.parsers import parse_survey
+
+    if not human_dir.is_dir():
+        raise UserError(f"human directory not found: {human_dir}")
+    files = sorted(p for p in human_dir.iterdir() if p.suffix.lower() in {".md", ".markdown", ".json"}
+                   and p.name != "outlines.json")[:limit]
+    if not files:
+        raise UserError(f"no survey files in {human_dir}")
+    target = out_path or SL.next_rubric_path(discipline)
+    if target.exists():
+        raise UserError(f"{target} exists; rubrics are versioned, choose another --out")
+    humans = [parse_survey(p, topic=p.stem) for p in files]
+    settings, judge = _judge(ctx, log, f"rubrics-{discipline}", judge_model)
+    calls = len(humans) * 11 + 11
+    _show_cost(calls, calls * (judge.budget + 500), calls * 400, judge.model_spec)
+    bar, tick = _progress(calls - 11, "expanding aspects")
+    with bar:
+        rubric = SL.build_rubric(humans, discipline, judge, n=n, progress=tick)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(rubric, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.print(f"wrote {target}")
+
+
+@rubrics_app.command("weights")
+def rubrics_weights(
+    rubric_path: Path = typer.Argument(..., help="Rubric JSON to learn weights for."),
+    prefs: Path = typer.Option(..., "--prefs", help="JSONL {component, winner: {aspect: score}, loser: {...}}."),
+    out_path: Path = typer.Option(..., "--out", help="Where to write the rubric with weights (new file)."),
+    alpha: float = typer.Option(0.01, "--alpha", min=0.0, help="L2 strength."),
+) -> None:
+    """Learn Bradley–Terry aspect weights per component from pairwise preferences."""
+    from ..evaluation.judges import surveylens as SL
+
+    if out_path.exists():
+        raise UserError(f"{out_path} exists; choose a new file")
+    rubric = SL.load_rubric("", path=rubric_path)
+    if not prefs.is_file():
+        raise UserError(f"preferences file not found: {prefs}")
+    try:
+        rows = [json.loads(l) for l in prefs.read_text(encoding="utf-8").splitlines() if l.strip()]
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{prefs} is not JSONL: {exc.msg}") from exc
+    rubric.pop("path", None)
+    learned = SL.learn_weights(rubric, rows, alpha=alpha)
+    out_path.write_text(json.dumps(learned, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    for comp, w in learned["weights"].items():
+        out.print(f"{comp} ({learned['weights_pairs'][comp]} pairs): " +
+                  ", ".join(f"{a} {v:.3f}" for a, v in w.items()))
+    out.print(f"wrote {out_path}")
+
+
+@checklist_app.command("generate")
+def checklist_generate(
+    ctx: typer.Context,
+    human: Path = typer.Argument(..., help="Human survey (Markdown or any parse_survey format)."),
+    out_path: Path = typer.Option(..., "--out", help="Task JSONL to write (DeepSynth-Eval format)."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="Topic (default: the file name)."),
+    general_groups: int = typer.Option(4, "--general-groups", min=1),
+    constraint_groups: int = typer.Option(1, "--constraint-groups", min=0),
+    log: Optional[Path] = typer.Option(None, "--log"),
+    judge_model: Optional[str] = typer.Option(None, "--judge"),
+) -> None:
+    """Generate a checklist task (general + constraint groups) from a human survey."""
+    from ..evaluation.judges.checklist import generate_task, write_tasks
+    from ..evaluation.parsers import parse_survey
+
+    if out_path.exists():
+        raise UserError(f"{out_path} exists; choose a new file")
+    survey = parse_survey(human, topic=topic or human.stem)
+    settings, judge = _judge(ctx, log, "checklist", judge_model)
+    bar, tick = _progress(general_groups + constraint_groups, "generating groups")
+    with bar:
+        task = generate_task(survey, topic or human.stem, judge, max_general=general_groups,
+                             max_constraint=constraint_groups, progress=tick)
+    write_tasks([task], out_path)
+    n_items = sum(len(sg["requirements"]) for g in task["checklist"] for sg in g["sub_groups"])
+    out.print(f"wrote {out_path}: {len(task['checklist'])} groups, {n_items} requirements")
+
+
+@checklist_app.command("score")
+def checklist_score(
+    ctx: typer.Context,
+    tasks_path: Path = typer.Argument(..., help="Task JSONL (DeepSynth-Eval format)."),
+    draft: Optional[Path] = typer.Option(None, "--draft", help="Report to score (default: each task's survey_result)."),
+    floor_at_zero: bool = typer.Option(False, "--floor-at-zero", help="Clip group scores at 0 (paper P2) instead of the code's behaviour."),
+    scored_out: Optional[Path] = typer.Option(None, "--scored-out", help="Write tasks with eval_result here."),
+    log: Optional[Path] = typer.Option(None, "--log"),
+    judge_model: Optional[str] = typer.Option(None, "--judge"),
+) -> None:
+    """Judge every checklist subgroup and print Overall / General / Constraint / Precision."""
+    from ..evaluation.judges.checklist import benchmark_scores, load_tasks, score_task, write_tasks
+
+    tasks = load_tasks(tasks_path)
+    if draft is not None and not draft.is_file():
+        raise UserError(f"draft not found: {draft}")
+    if scored_out is not None and scored_out.exists():
+        raise UserError(f"{scored_out} exists; choose a new file")
+    report = draft.read_text(encoding="utf-8", errors="replace") if draft else None
+    settings, judge = _judge(ctx, log, "checklist", judge_model)
+    n_sub = sum(len(g["sub_groups"]) for t in tasks for g in t["checklist"])
+    _show_cost(n_sub, n_sub * (judge.budget + 600), n_sub * 60, judge.model_spec)
+    bar, tick = _progress(n_sub, "checklist subgroups")
+    with bar:
+        scored = [score_task(t, judge, report, progress=tick) for t in tasks]
+    if scored_out is not None:
+        write_tasks(scored, scored_out)
+    result = benchmark_scores(scored, floor_at_zero)
+    for key in ("overall", "general", "constraint", "precision", "correct_pct", "incorrect_pct", "not_mentioned_pct"):
+        v = result[key]
+        out.print(f"{key:18s} {'n/a' if v is None else f'{v:.1f}'}")
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
+    app.command("arena")(arena)
+    app.command("meta-eval")(meta_eval)
+    app.add_typer(rubrics_app, name="rubrics")
+    app.add_typer(checklist_app, name="checklist")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,14 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# tests/ is deliberately NOT a package: the repository root is the `surveygraph` package, and a
+# tests/__init__.py would make pytest import the root under its folder name. Test helpers are
+# importable both as top-level modules (pytest puts tests/ on sys.path) and as `tests.<module>`.
+if "tests" not in sys.modules:
+    _tests_pkg = types.ModuleType("tests")
+    _tests_pkg.__path__ = [str(Path(__file__).resolve().parent)]
+    sys.modules["tests"] = _tests_pkg
 
 
 def _shared_data_dir() -> Path:

@@ -1,0 +1,111 @@
+"""Read: SANA for one subsection (SurveyForge §3.2).
+
+MS  (memory for sub-query): the LLM decomposes the subsection query with M_i's titles in the
+    prompt; off: the subsection query alone.
+MR  (memory for retrieval): sub-queries retrieve within M; off: the whole store.
+TRE (temporal-aware reranking): keep K papers spread over two-year buckets; off: top-K by score.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ..models import ScoredPaper, normalize_title
+from ..prompts import render_prompt
+from .deps import GenerationDeps, guarded_call
+from .text import as_data
+
+MEMORY_TITLES = 30  # M_i titles shown when decomposing: grounds the sub-queries, keeps prompts short
+
+
+class SubQueries(BaseModel):
+    queries: list[str] = Field(default_factory=list)
+
+
+def base_query(subsection: dict) -> str:
+    """q_ij = [description, title] (SurveyForge eq. 1), using the planner's query when given."""
+    parts = [subsection.get("query") or "", subsection.get("title") or ""]
+    return " ".join(p for p in parts if p).strip()
+
+
+def _clean_queries(raw: list, n: int) -> list[str]:
+    seen, out = set(), []
+    for query in raw or []:
+        text = " ".join(str(query).split())[:200]
+        key = normalize_title(text)
+        if len(key) >= 4 and key not in seen:
+            seen.add(key)
+            out.append(text)
+        if len(out) == n:
+            break
+    return out
+
+
+def make_subqueries(task: dict, deps: GenerationDeps) -> tuple[list[str], dict]:
+    """MS: sub-queries q_ijk = LLM(q_ij, M_i); returns queries and state-side records."""
+    settings = deps.settings.generation
+    query = base_query(task["subsection"])
+    records: dict = {"fallbacks": [], "failures": [], "budget_exhausted": False}
+    if not settings.memory_subquery or task.get("budget_exhausted"):
+        return [query], records
+    sub = task["subsection"]
+    prompt = render_prompt(
+        "gen_subqueries",
+        subsection={k: as_data(sub.get(k, ""), 300) for k in ("title", "description", "query")},
+        memory_titles=[as_data(t, 160) for t in task["memory_titles"][:MEMORY_TITLES]],
+        n_subqueries=settings.subqueries,
+    )
+    outcome = guarded_call("read_subsection", lambda: deps.clients.planner.structured(
+        prompt, SubQueries, node="subqueries"), item=sub["id"])
+    queries = _clean_queries(outcome.value.queries, settings.subqueries) if outcome.ok else []
+    records["budget_exhausted"] = outcome.budget_exhausted
+    if outcome.failure:
+        records["failures"].append(outcome.failure)
+    if not queries:
+        records["fallbacks"].append({"node": "read_subsection", "item": sub["id"],
+                                     "reason": "no usable sub-queries; using the subsection query"})
+        queries = [query]
+    return queries, records
+
+
+def retrieve_candidates(queries: list[str], task: dict, deps: GenerationDeps) -> list[ScoredPaper]:
+    """L_ij = union over sub-queries of retrieval within M (MR) or the whole store."""
+    settings = deps.settings.generation
+    within = task["memory"] if settings.memory_retrieval and task["memory"] else None
+    per_query = max(settings.papers_per_subsection * 3, 10)
+    best: dict[str, ScoredPaper] = {}
+    for query in queries:
+        for hit in deps.corpus.search(query, k=per_query, mode="hybrid", within_ids=within, tre=False):
+            pid = hit.paper.paper_id
+            if pid not in best or hit.score > best[pid].score:
+                best[pid] = hit
+    return sorted(best.values(), key=lambda h: (-h.score, h.paper.paper_id))
+
+
+def choose_papers(candidates: list[ScoredPaper], deps: GenerationDeps) -> list[ScoredPaper]:
+    k = deps.settings.generation.papers_per_subsection
+    if deps.settings.generation.tre:
+        from ..retrieval.tre import temporal_rerank
+
+        return temporal_rerank(candidates, k)
+    return candidates[:k]
+
+
+def read_subsection(task: dict, deps: GenerationDeps) -> dict:
+    """One SANA pass; records the sub-queries and the papers chosen for the writer."""
+    queries, records = make_subqueries(task, deps)
+    candidates = retrieve_candidates(queries, task, deps)
+    chosen = choose_papers(candidates, deps)
+    sid = task["subsection"]["id"]
+    reading = {
+        "subqueries": queries,
+        "candidates": len(candidates),
+        "paper_ids": [h.paper.paper_id for h in chosen],
+        "scope": "memory" if deps.settings.generation.memory_retrieval and task["memory"] else "store",
+    }
+    update = {
+        "readings": {sid: reading},
+        "papers": {h.paper.paper_id: h.paper.model_dump(mode="json", exclude_none=True) for h in chosen},
+    }
+    update.update({k: v for k, v in records.items() if v})
+    return update

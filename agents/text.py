@@ -1,0 +1,202 @@
+"""Text helpers for drafts: citation markers, repetition clean-up, data quoting, slugs."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from ..models import normalize_title
+
+# [3], [2, 5], [1-3], [1; 4], [1][2] (each bracket separately). Only digits, separators, spaces.
+CITATION_MARKER = re.compile(r"\[(\s*\d+(?:\s*(?:,|;|-|–)\s*\d+)*\s*)\]")
+# Internal marker used between the writer and the final renumbering: [@arxiv:2503.01234]
+PAPER_MARKER = re.compile(r"\[@([^\]\s]+)\]")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[(\"'])")
+_WORD = re.compile(r"\S+")
+
+
+def marker_numbers(body: str) -> list[int]:
+    """'2, 5-7' -> [2, 5, 6, 7]; ranges longer than 20 are not expanded (not a real citation)."""
+    numbers: list[int] = []
+    for part in re.split(r"\s*[,;]\s*", body.strip()):
+        bounds = re.split(r"\s*[-–]\s*", part)
+        if len(bounds) == 2:
+            lo, hi = int(bounds[0]), int(bounds[1])
+            numbers.extend(range(lo, hi + 1) if 0 <= hi - lo <= 20 else [lo, hi])
+        elif part:
+            numbers.append(int(part))
+    return numbers
+
+
+def resolve_local_citations(text: str, keys: dict[str, str]) -> tuple[str, int]:
+    """Replace local markers ([1]..[K] of one writer prompt) by internal paper markers.
+
+    Numbers that were not given to the writer are dropped (never matched to a similar paper).
+    Returns the new text and how many marker numbers were dropped.
+    """
+    dropped = 0
+
+    def replace(match: re.Match) -> str:
+        nonlocal dropped
+        ids = []
+        for number in marker_numbers(match.group(1)):
+            paper_id = keys.get(str(number))
+            if paper_id is None:
+                dropped += 1
+            elif paper_id not in ids:
+                ids.append(paper_id)
+        return "".join(f"[@{pid}]" for pid in ids)
+
+    return tidy_spaces(CITATION_MARKER.sub(replace, text)), dropped
+
+
+def strip_citation_markers(text: str) -> tuple[str, int]:
+    """Remove numeric markers (for parts written without sources); returns text and count."""
+    count = sum(len(marker_numbers(m.group(1))) for m in CITATION_MARKER.finditer(text))
+    return tidy_spaces(CITATION_MARKER.sub("", text)), count
+
+
+def renumber(texts: list[str], numbering: dict[str, int]) -> list[str]:
+    """Turn internal paper markers into global numbers assigned by first use.
+
+    ``numbering`` (paper id -> number) is extended in place, so several calls share one order.
+    Adjacent markers are merged into one bracket: "[@a][@b]" -> "[1, 2]".
+    """
+    out = []
+    for text in texts:
+        for match in PAPER_MARKER.finditer(text):
+            numbering.setdefault(match.group(1), len(numbering) + 1)
+
+        def merge(match: re.Match) -> str:
+            ids = PAPER_MARKER.findall(match.group(0))
+            numbers = sorted({numbering[i] for i in ids})
+            return "[" + ", ".join(str(n) for n in numbers) + "]"
+
+        out.append(re.sub(r"(?:\[@[^\]\s]+\])+", merge, text))
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_SPLIT.split(text.strip()) if s.strip()]
+
+
+def sentence_key(sentence: str) -> str:
+    """Compare sentences without their citation markers, case or punctuation."""
+    return normalize_title(PAPER_MARKER.sub("", CITATION_MARKER.sub("", sentence)))
+
+
+def collapse_loops(text: str, max_period: int = 30, min_repeats: int = 3) -> tuple[str, int]:
+    """``_collapse_words`` applied paragraph by paragraph (paragraph breaks are kept)."""
+    parts = [_collapse_words(p, max_period, min_repeats) for p in re.split(r"\n\s*\n", text)]
+    return "\n\n".join(p for p, _ in parts if p.strip()), sum(n for _, n in parts)
+
+
+def _collapse_words(text: str, max_period: int, min_repeats: int) -> tuple[str, int]:
+    """Collapse word-sequence loops ("a b c a b c a b c" -> "a b c"), the small model's failure.
+
+    A span of 1..max_period words repeated ``min_repeats`` or more times in a row keeps one copy.
+    Returns the text and the number of words removed.
+    """
+    words = _WORD.findall(text)
+    if len(words) < min_repeats:
+        return text, 0
+    keys = [w.lower().strip(".,;:!?\"'()") for w in words]
+    kept: list[str] = []
+    i, removed = 0, 0
+    while i < len(words):
+        collapsed = False
+        for period in range(1, max_period + 1):
+            end = i + period * min_repeats
+            if end > len(words):
+                break
+            unit = keys[i : i + period]
+            if not any(unit) or any(keys[i + r * period : i + (r + 1) * period] != unit for r in range(1, min_repeats)):
+                continue
+            repeats = min_repeats
+            while keys[i + repeats * period : i + (repeats + 1) * period] == unit:
+                repeats += 1
+            kept.extend(words[i : i + period])
+            removed += period * (repeats - 1)
+            i += period * repeats
+            collapsed = True
+            break
+        if not collapsed:
+            kept.append(words[i])
+            i += 1
+    if not removed:
+        return text, 0
+    return " ".join(kept), removed
+
+
+def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> tuple[list[str], int]:
+    """Remove sentences already said earlier (in the same or an earlier text). Keeps paragraphs."""
+    seen = set() if seen is None else seen
+    out, removed = [], 0
+    for text in texts:
+        paragraphs = []
+        for paragraph in re.split(r"\n\s*\n", text):
+            kept = []
+            for sentence in sentences(paragraph):
+                key = sentence_key(sentence)
+                if len(key) > 20 and key in seen:
+                    removed += 1
+                    continue
+                seen.add(key)
+                kept.append(sentence)
+            if kept:
+                paragraphs.append(" ".join(kept))
+        out.append("\n\n".join(paragraphs))
+    return out, removed
+
+
+def degenerate_repetition(text: str, n: int = 6) -> float:
+    """Share of word n-grams that occur more than twice: ~0 for prose, high for loops."""
+    words = [w.lower().strip(".,;:!?\"'()") for w in _WORD.findall(PAPER_MARKER.sub("", text))]
+    grams = [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
+    if not grams:
+        return 0.0
+    counts: dict[tuple, int] = {}
+    for gram in grams:
+        counts[gram] = counts.get(gram, 0) + 1
+    repeated = sum(c for c in counts.values() if c > 2)
+    return repeated / len(grams)
+
+
+def clean_generated(text: str) -> str:
+    """Strip what small models add around prose: headings, echoed tags, code fences."""
+    lines = []
+    for line in text.replace("\r", "").split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("#", "```", "TASK:")) or re.fullmatch(r"</?\w+[^>]*>", stripped):
+            continue
+        lines.append(line.rstrip())
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def tidy_spaces(text: str) -> str:
+    text = re.sub(r"\b(and|or|in|by|see)\s*([.,;])", r"\2", text)  # "... and ." left by a dropped marker
+    text = re.sub(r"[ \t]+([.,;:])", r"\1", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
+def as_data(text: str | None, limit: int | None = None) -> str:
+    """Quote retrieved text for a prompt: no tags can be closed or opened from inside it."""
+    value = " ".join((text or "").split())
+    if limit is not None and len(value) > limit:
+        cut = value[:limit].rsplit(" ", 1)[0]
+        value = cut + " ..."
+    return value.replace("<", "‹").replace(">", "›")
+
+
+def slugify(text: str, max_len: int = 48) -> str:
+    slug = normalize_title(text).replace(" ", "-")[:max_len].strip("-")
+    return slug or "survey"
+
+
+def apply_per_text(texts: list[str], fn: Callable[[str], tuple[str, int]]) -> tuple[list[str], int]:
+    total, out = 0, []
+    for text in texts:
+        new, count = fn(text)
+        out.append(new)
+        total += count
+    return out, total

@@ -1,0 +1,68 @@
+"""CLI: outlines ingest / search (the Survey Outline DB)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from ..errors import UserError
+from .common import console, fail, get_settings, out
+
+
+def ingest(
+    ctx: typer.Context,
+    path: Path = typer.Argument(..., help="A Markdown survey, a folder of them, or an outlines.json."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Delete all stored outlines first."),
+) -> None:
+    """Add human-written survey outlines to the Survey Outline DB."""
+    try:
+        from ..retrieval.outlines import OutlineStore
+
+        store = OutlineStore(get_settings(ctx))
+        if rebuild:
+            store.reset()
+        with console.status(f"reading and embedding outlines from {path} ..."):
+            report = store.ingest_path(path)
+        total = store.count()
+    except UserError as exc:
+        fail(str(exc))
+    for reason in report.reasons:
+        console.print(f"skipped {reason}", highlight=False)
+    out.print(f"added {report.added} outlines from {report.files} files "
+              f"({report.skipped} skipped); the outline DB now holds {total}", highlight=False)
+
+
+def search(
+    ctx: typer.Context,
+    topic: str = typer.Argument(..., help="The survey topic to find related outlines for."),
+    k: int = typer.Option(3, "-k", "--k", min=1, help="How many outlines to return."),
+    as_json: bool = typer.Option(False, "--json", help="Print the full outlines as JSON."),
+) -> None:
+    """Find the human outlines closest to a topic (shows topic and first-level headings)."""
+    try:
+        from ..retrieval.outlines import OutlineStore
+
+        store = OutlineStore(get_settings(ctx))
+        if store.count() == 0:
+            fail("the outline DB is empty; add outlines with `surveygraph outlines ingest PATH`")
+        hits = store.search(topic, k)
+    except UserError as exc:
+        fail(str(exc))
+    if as_json:
+        out.print_json(json.dumps([h.model_dump() for h in hits]))
+        return
+    for rank, outline in enumerate(hits, start=1):
+        title = f" — {escape(outline.title)}" if outline.title and outline.title != outline.topic else ""
+        out.print(f"[bold]{rank}. {escape(outline.topic)}[/]{title}", highlight=False)
+        for entry in outline.entries:
+            if entry.level == 1:
+                out.print(f"     {escape(entry.title)}", highlight=False)
+
+
+def register(outlines_app: typer.Typer) -> None:
+    """Add the outline DB commands."""
+    outlines_app.command("ingest")(ingest)
+    outlines_app.command("search")(search)

@@ -1,0 +1,58 @@
+"""Render one EvaluationReport as JSON, Markdown or a self-contained HTML page."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from ..models import EvaluationReport
+
+ReportFormat = Literal["json", "md", "html"]
+FAMILY_ORDER = ("structure", "integrity", "coverage", "alignment", "similarity")
+
+
+def format_value(value: float | None, digits: int = 4) -> str:
+    if value is None:
+        return "n/a"
+    if float(value).is_integer() and abs(value) >= 1:
+        return str(int(value))
+    return f"{value:.{digits}f}"
+
+
+def _families(report: EvaluationReport) -> list[str]:
+    present = list(dict.fromkeys(m.family for m in report.metrics))
+    return [f for f in FAMILY_ORDER if f in present] + [f for f in present if f not in FAMILY_ORDER]
+
+
+def render_json(report: EvaluationReport) -> str:
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_markdown(report: EvaluationReport) -> str:
+    title = report.survey or report.topic or "survey"
+    lines = [f"# Evaluation: {title}", ""]
+    if report.system or report.topic:
+        lines += [f"- system: {report.system or '-'}", f"- topic: {report.topic or '-'}", ""]
+    for family in _families(report):
+        lines += [f"## {family}", "", "| metric | value | note |", "|---|---:|---|"]
+        for m in report.metrics:
+            if m.family == family:
+                note = (m.rationale or "").replace("|", "\\|").replace("\n", " ")[:160]
+                lines.append(f"| {m.name} | {format_value(m.value)} | {note} |")
+        lines.append("")
+    if report.warnings:
+        lines += ["## warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
+    return "\n".join(lines)
+
+
+def render_html(report: EvaluationReport) -> str:
+    from .html_report import render_single_report
+
+    return render_single_report(report)
+
+
+def render_report(report: EvaluationReport, fmt: ReportFormat = "json") -> str:
+    renderers = {"json": render_json, "md": render_markdown, "html": render_html}
+    if fmt not in renderers:
+        raise ValueError(f"unknown report format {fmt!r} (use json, md or html)")
+    return renderers[fmt](report)

@@ -1,0 +1,142 @@
+"""Ablation: run the generation graph once per variant and tabulate what changed.
+
+Variants switch one SurveyForge component off (MS, MR, TRE, outline demonstrations, polish).
+The table reports papers retrieved, input coverage against a benchmark reference set (when
+given), citations, tokens and the self-evaluation scores; ``ablation.md`` and ``ablation.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..agents.exporter import new_run_dir
+from ..errors import UserError
+from ..models import normalize_arxiv_id, normalize_title
+from ..settings import Settings
+from .runner import RunResult, UpdateCallback, start_run
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "full": {},
+    "no-ms": {"memory_subquery": False},
+    "no-mr": {"memory_retrieval": False},
+    "no-tre": {"tre": False},
+    "outline-none": {"outline_demos": "none"},
+    "outline-random": {"outline_demos": "random"},
+    "no-polish": {"polish": False},
+}
+
+
+def parse_variants(spec: str) -> list[str]:
+    names = [v.strip() for v in spec.split(",") if v.strip()]
+    unknown = [v for v in names if v not in VARIANTS]
+    if unknown or not names:
+        raise UserError(f"unknown variant(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(VARIANTS)}")
+    return list(dict.fromkeys(names))
+
+
+def variant_settings(settings: Settings, variant: str) -> Settings:
+    generation = settings.generation.model_copy(update=VARIANTS[variant])
+    return settings.model_copy(update={"generation": generation})
+
+
+@dataclass
+class BenchSet:
+    """A benchmark reference set (SurveyBench ref_bench JSON: arXiv id -> {arxivId, title})."""
+
+    arxiv_ids: set[str] = field(default_factory=set)
+    titles: set[str] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, path: Path) -> "BenchSet":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UserError(f"cannot read bench refs {path}: {exc}") from exc
+        bench = cls()
+        items = data.items() if isinstance(data, dict) else ((None, d) for d in data)
+        for key, value in items:
+            record = value if isinstance(value, dict) else {"title": value}
+            arxiv = normalize_arxiv_id(record.get("arxivId") or record.get("arxiv_id") or key)
+            if arxiv:
+                bench.arxiv_ids.add(arxiv)
+            if record.get("title"):
+                bench.titles.add(normalize_title(record["title"]))
+        return bench
+
+    def contains(self, paper: dict) -> bool:
+        """Match by arXiv id first, then by normalised title."""
+        arxiv = normalize_arxiv_id(paper.get("arxiv_id"))
+        if arxiv and arxiv in self.arxiv_ids:
+            return True
+        return normalize_title(paper.get("title", "")) in self.titles
+
+
+def retrieved_ids(state: dict) -> list[str]:
+    seen: dict[str, None] = {}
+    for reading in (state.get("readings") or {}).values():
+        seen.update(dict.fromkeys(reading.get("paper_ids", [])))
+    return list(seen)
+
+
+def variant_row(variant: str, result: RunResult, bench: BenchSet | None, tokens: dict) -> dict:
+    state = result.state
+    papers = state.get("papers") or {}
+    retrieved = retrieved_ids(state)
+    row: dict[str, Any] = {
+        "variant": variant, "run_id": result.run_id, "papers_retrieved": len(retrieved),
+        "input_coverage": None, "citations": len((state.get("survey") or {}).get("references", [])),
+        "dropped_citations": (state.get("integrity") or {}).get("dropped_total", 0),
+        "tokens_in": tokens.get("total", {}).get("input_tokens", 0),
+        "tokens_out": tokens.get("total", {}).get("output_tokens", 0),
+        "seconds": round(sum((state.get("timings") or {}).values()), 1),
+        "fallbacks": len(state.get("fallbacks") or []), "failures": len(state.get("failures") or []),
+    }
+    if bench is not None and retrieved:
+        row["input_coverage"] = round(sum(bench.contains(papers[p]) for p in retrieved if p in papers) / len(retrieved), 4)
+    for metric in (state.get("evaluation") or {}).get("metrics", []):
+        if isinstance(metric.get("value"), (int, float)):
+            row[f"eval:{metric['name']}"] = round(float(metric["value"]), 4)
+    return row
+
+
+def write_tables(rows: list[dict], out_dir: Path, topic: str) -> tuple[Path, Path]:
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns)
+    writer.writeheader()
+    writer.writerows(rows)
+    csv_path = out_dir / "ablation.csv"
+    csv_path.write_text(buffer.getvalue(), encoding="utf-8")
+
+    def cell(value: Any) -> str:
+        return "" if value is None else (f"{value:.4f}" if isinstance(value, float) else str(value))
+
+    lines = [f"# Ablation: {topic}", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row.get(c)) for c in columns) + " |" for row in rows]
+    md_path = out_dir / "ablation.md"
+    md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return md_path, csv_path
+
+
+def run_ablation(topic: str, variants: list[str], settings: Settings, *,
+                 make_deps: Callable[[Settings], Any], out_dir: Path | None = None,
+                 bench_refs: Path | None = None,
+                 on_variant: Callable[[str], None] | None = None,
+                 on_update: UpdateCallback | None = None) -> tuple[Path, list[dict]]:
+    """Run every variant into ``<out>/ablation-<slug>-<ts>/`` and write the tables there."""
+    bench = BenchSet.load(bench_refs) if bench_refs else None
+    root = new_run_dir(Path(out_dir or settings.runs_dir), f"ablation {topic}")
+    rows = []
+    for variant in variants:
+        if on_variant is not None:
+            on_variant(variant)
+        deps = make_deps(variant_settings(settings, variant))
+        result = start_run(topic, deps, runs_dir=root / variant, on_update=on_update)
+        rows.append(variant_row(variant, result, bench, deps.clients.meter.to_dict()))
+        write_tables(rows, root, topic)  # after each variant, so a stopped ablation keeps its rows
+    return root, rows

@@ -1,0 +1,187 @@
+"""Running the generation graph: run directories, SQLite checkpoints, resume and section reruns.
+
+Every run lives in ``<runs>/<slug>-<timestamp>/`` with ``run.json`` (topic + settings snapshot,
+so a resume uses the same configuration) and ``checkpoints.sqlite`` (thread id = run id).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ..agents.deps import GenerationDeps
+from ..agents.exporter import manifest, new_run_dir, write_json
+from ..errors import UserError
+from ..settings import Settings
+from .generation import build_generation_graph
+
+UpdateCallback = Callable[[str, dict], None]
+CHECKPOINTS = "checkpoints.sqlite"
+PLAN_NODES = {"gather_topic_context", "plan_sections", "plan_subsections"}
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    run_dir: Path
+    state: dict = field(default_factory=dict)
+
+    @property
+    def budget_exhausted(self) -> bool:
+        return bool(self.state.get("budget_exhausted"))
+
+    @property
+    def finished(self) -> bool:
+        return "export" in self.state
+
+
+def build_deps(settings: Settings, *, chat_models: dict | None = None, corpus: Any = None,
+               outlines: Any = None, bench_refs: Path | None = None) -> GenerationDeps:
+    """Real dependencies from settings; tests and callers may pass their own pieces."""
+    from ..llm import build_role_clients
+
+    if corpus is None:
+        from ..retrieval.corpus import Corpus
+
+        corpus = Corpus(settings)
+    if outlines is None and settings.generation.outline_demos != "none":
+        from ..retrieval.outlines import OutlineStore
+
+        outlines = OutlineStore(settings)
+    clients = build_role_clients(settings, chat_models=chat_models)
+    return GenerationDeps(settings=settings, corpus=corpus, outlines=outlines, clients=clients,
+                          bench_refs=Path(bench_refs) if bench_refs else None)
+
+
+@contextmanager
+def _checkpointer(run_dir: Path) -> Iterator[Any]:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(run_dir / CHECKPOINTS, check_same_thread=False)
+    try:
+        yield SqliteSaver(conn)
+    finally:
+        conn.close()
+
+
+def _config(run_id: str, settings: Settings) -> dict:
+    return {"configurable": {"thread_id": run_id}, "max_concurrency": settings.generation.concurrency,
+            "recursion_limit": 100}
+
+
+def _stream(graph: Any, graph_input: dict | None, config: dict, on_update: UpdateCallback | None) -> None:
+    for chunk in graph.stream(graph_input, config, stream_mode="updates"):
+        for node, update in chunk.items():
+            if on_update is not None and not node.startswith("__"):
+                on_update(node, update or {})
+
+
+def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
+             on_update: UpdateCallback | None, extra_manifest: dict | None = None) -> RunResult:
+    run_id = run_dir.name
+    config = _config(run_id, deps.settings)
+    with _checkpointer(run_dir) as saver:
+        graph = build_generation_graph(deps, checkpointer=saver)
+        _stream(graph, graph_input, config, on_update)
+        state = dict(graph.get_state(config).values)
+    if "export" in state:  # final manifest: includes the export and self-evaluation timings
+        write_json(run_dir / "manifest.json", manifest(state, deps, extra_manifest))
+    return RunResult(run_id=run_id, run_dir=run_dir, state=state)
+
+
+def _write_run_record(run_dir: Path, topic: str, deps: GenerationDeps, **extra: Any) -> None:
+    write_json(run_dir / "run.json", {
+        "run_id": run_dir.name, "topic": topic,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "settings": deps.settings.model_dump(mode="json"),
+        "bench_refs": str(deps.bench_refs) if deps.bench_refs else None, **extra,
+    })
+
+
+def start_run(topic: str, deps: GenerationDeps, *, runs_dir: Path | None = None,
+              on_update: UpdateCallback | None = None) -> RunResult:
+    """A new run of the whole graph for ``topic``."""
+    if not topic.strip():
+        raise UserError("the topic is empty")
+    run_dir = new_run_dir(Path(runs_dir or deps.settings.runs_dir), topic)
+    _write_run_record(run_dir, topic, deps)
+    graph_input = {"topic": topic, "run_id": run_dir.name, "run_dir": str(run_dir)}
+    return _execute(deps, run_dir, graph_input, on_update)
+
+
+def find_run(ref: str, runs_dir: Path) -> Path:
+    """A run directory from its id (under runs_dir) or its path."""
+    for candidate in (Path(ref), Path(runs_dir) / ref):
+        if (candidate / "run.json").is_file() and (candidate / CHECKPOINTS).is_file():
+            return candidate.resolve()
+    raise UserError(f"no run '{ref}' found (looked for {Path(runs_dir) / ref}/run.json)")
+
+
+def run_record(run_dir: Path) -> dict:
+    return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+
+
+def run_settings(run_dir: Path, **llm_overrides: str | None) -> Settings:
+    """The settings snapshot of a run; model choices may be overridden (same graph config)."""
+    data = run_record(run_dir)["settings"]
+    for role, spec in llm_overrides.items():
+        if spec is not None:
+            data["llm"][role] = spec
+    return Settings(**data)
+
+
+def _saved_state(run_dir: Path, deps: GenerationDeps) -> tuple[dict, tuple]:
+    with _checkpointer(run_dir) as saver:
+        graph = build_generation_graph(deps, checkpointer=saver)
+        snapshot = graph.get_state(_config(run_dir.name, deps.settings))
+    return dict(snapshot.values), tuple(snapshot.next)
+
+
+def resume_run(run_dir: Path, deps: GenerationDeps, *, on_update: UpdateCallback | None = None) -> RunResult:
+    """Continue an interrupted run from its last checkpoint (finished branches are not redone)."""
+    values, pending = _saved_state(run_dir, deps)
+    if not values:
+        raise UserError(f"run '{run_dir.name}' has no checkpoint to resume from")
+    if not pending:
+        raise UserError(f"run '{run_dir.name}' already finished; use --rerun-section ID to redraft a part")
+    return _execute(deps, run_dir, None, on_update, {"resumed": True})
+
+
+def subsection_ids(outline: list[dict], ref: str) -> list[str]:
+    """A subsection id ("2.1") or a section id ("2", all of its subsections)."""
+    for section in outline:
+        if section["id"] == ref:
+            return [sub["id"] for sub in section["subsections"]]
+        if any(sub["id"] == ref for sub in section["subsections"]):
+            return [ref]
+    known = ", ".join(sub["id"] for s in outline for sub in s["subsections"])
+    raise UserError(f"no section '{ref}' in this run (subsections: {known})")
+
+
+def rerun_section(source_dir: Path, section_ref: str, deps: GenerationDeps, *,
+                  runs_dir: Path | None = None, on_update: UpdateCallback | None = None) -> RunResult:
+    """Re-read and re-draft one (sub)section of a finished run into a NEW run directory."""
+    values, _pending = _saved_state(source_dir, deps)
+    if not values.get("outline"):
+        raise UserError(f"run '{source_dir.name}' has no outline yet; resume it instead")
+    targets = set(subsection_ids(values["outline"], section_ref))
+    topic = values["topic"]
+    run_dir = new_run_dir(Path(runs_dir or deps.settings.runs_dir), topic)
+    _write_run_record(run_dir, topic, deps, rerun_of=source_dir.name, rerun_section=section_ref)
+    inherited = [f for f in values.get("fallbacks", []) if f.get("node") in PLAN_NODES]
+    graph_input = {
+        "topic": topic, "run_id": run_dir.name, "run_dir": str(run_dir),
+        "papers": values.get("papers", {}), "memory": values.get("memory", []),
+        "section_memory": values.get("section_memory", {}), "demos": values.get("demos", []),
+        "outline": values["outline"],
+        "readings": {k: v for k, v in values.get("readings", {}).items() if k not in targets},
+        "drafts": {k: v for k, v in values.get("drafts", {}).items() if k not in targets},
+        "fallbacks": inherited,
+    }
+    return _execute(deps, run_dir, graph_input, on_update,
+                    {"rerun_of": source_dir.name, "rerun_section": section_ref})

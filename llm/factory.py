@@ -1,0 +1,113 @@
+"""Turning a model spec string ("local", "gguf:PATH", "provider:model") into a LangChain chat model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models.chat_models import BaseChatModel
+
+from ..errors import UserError
+from ..settings import Settings
+from .local import LOCAL_MODEL_LABEL, LlamaCppChatModel, ensure_local_model
+
+# provider -> (integration package, pip extra of surveygraph or None, API-key env var or None)
+PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
+    "openai": ("langchain-openai", "openai", "OPENAI_API_KEY"),
+    "azure_openai": ("langchain-openai", "openai", "AZURE_OPENAI_API_KEY"),
+    "anthropic": ("langchain-anthropic", "anthropic", "ANTHROPIC_API_KEY"),
+    "ollama": ("langchain-ollama", "ollama", None),
+    "google_genai": ("langchain-google-genai", None, "GOOGLE_API_KEY"),
+    "groq": ("langchain-groq", None, "GROQ_API_KEY"),
+    "mistralai": ("langchain-mistralai", None, "MISTRAL_API_KEY"),
+    "deepseek": ("langchain-deepseek", None, "DEEPSEEK_API_KEY"),
+    "together": ("langchain-together", None, "TOGETHER_API_KEY"),
+    "fireworks": ("langchain-fireworks", None, "FIREWORKS_API_KEY"),
+    "xai": ("langchain-xai", None, "XAI_API_KEY"),
+    "cohere": ("langchain-cohere", None, "COHERE_API_KEY"),
+    "openrouter": ("langchain-openrouter", None, "OPENROUTER_API_KEY"),
+    "huggingface": ("langchain-huggingface", None, None),
+    "bedrock": ("langchain-aws", None, None),
+    "bedrock_converse": ("langchain-aws", None, None),
+    "google_vertexai": ("langchain-google-vertexai", None, None),
+}
+
+# Providers whose chat class names the output-length field differently.
+_MAX_TOKENS_FIELD = {"ollama": "num_predict"}
+
+
+def _local_model(path: Path, settings: Settings, label: str) -> LlamaCppChatModel:
+    llm = settings.llm
+    return LlamaCppChatModel(
+        model_path=str(path),
+        model_name=label,
+        n_ctx=llm.local_n_ctx,
+        n_threads=llm.local_threads or os.cpu_count() or 1,
+        weight_repack=llm.local_weight_repack,
+        temperature=llm.temperature,
+        max_tokens=llm.max_output_tokens,
+    )
+
+
+def _install_hint(provider: str) -> str:
+    package, extra, _ = PROVIDERS.get(provider, (f"langchain-{provider.replace('_', '-')}", None, None))
+    return f"pip install 'surveygraph[{extra}]'" if extra else f"pip install {package}"
+
+
+def _api_model(provider: str, model: str, settings: Settings) -> BaseChatModel:
+    from langchain.chat_models import init_chat_model
+
+    spec = f"{provider}:{model}"
+    if provider not in PROVIDERS:
+        known = ", ".join(sorted(PROVIDERS))
+        raise UserError(f"unknown model provider '{provider}' in '{spec}' (known: local, gguf:PATH, {known})")
+    _, _, key_var = PROVIDERS[provider]
+    kwargs: dict[str, Any] = {"temperature": settings.llm.temperature}
+    kwargs[_MAX_TOKENS_FIELD.get(provider, "max_tokens")] = settings.llm.max_output_tokens
+    if settings.llm.base_url:
+        kwargs["base_url"] = settings.llm.base_url
+    if key_var and not os.environ.get(key_var):
+        if provider == "openai" and settings.llm.base_url:
+            # Self-hosted OpenAI-compatible servers (vLLM, llama.cpp server) usually ignore the key.
+            kwargs["api_key"] = "EMPTY"
+        else:
+            raise UserError(f"model '{spec}' needs an API key: set the {key_var} environment variable")
+    try:
+        return init_chat_model(model, model_provider=provider, **kwargs)
+    except ImportError as exc:
+        raise UserError(f"model provider '{provider}' is not installed: {_install_hint(provider)}") from exc
+    except Exception as exc:  # provider constructors validate eagerly; report, never a traceback
+        raise UserError(f"could not create chat model '{spec}': {exc}") from exc
+
+
+def make_chat_model(spec: str, settings: Settings) -> BaseChatModel:
+    """A LangChain chat model for ``spec``.
+
+    ``local`` is the bundled Gemma 3 270M GGUF; ``gguf:PATH`` any GGUF file run by llama.cpp;
+    ``provider:model`` goes through ``langchain.chat_models.init_chat_model`` (openai, anthropic,
+    ollama, ...; ``settings.llm.base_url`` points an OpenAI-compatible client at vLLM etc.).
+    """
+    spec = spec.strip()
+    if spec == "local":
+        return _local_model(ensure_local_model(settings.models_dir), settings, LOCAL_MODEL_LABEL)
+    if spec.startswith("gguf:"):
+        path = Path(spec[len("gguf:") :]).expanduser()
+        if not path.is_file():
+            raise UserError(f"GGUF model file not found: {path}")
+        return _local_model(path, settings, path.stem)
+    provider, sep, model = spec.partition(":")
+    if not sep or not provider or not model:
+        raise UserError(f"bad model spec '{spec}': use 'local', 'gguf:PATH' or 'provider:model' (e.g. openai:gpt-4o-mini)")
+    return _api_model(provider.strip().lower(), model.strip(), settings)
+
+
+def describe_default_model(settings: Settings) -> str:
+    """One line for the CLI saying which model(s) a run will use."""
+    llm = settings.llm
+    roles = {role: llm.for_role(role) for role in ("planner", "writer", "judge")}
+    if set(roles.values()) == {"local"}:
+        return f"no model configured: using the bundled local model {LOCAL_MODEL_LABEL} (offline)"
+    if len(set(roles.values())) == 1:
+        return f"model: {llm.default}"
+    return "models: " + ", ".join(f"{role}={spec}" for role, spec in roles.items())

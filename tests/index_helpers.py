@@ -1,0 +1,26 @@
+"""Shared pieces for the index tests: a distilled minilm-static kept in pytest's cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from surveygraph.retrieval.static_distill import STATIC_DIR_NAME, distill_static_model
+
+
+def cached_static_model(cache_root: Path) -> Path:
+    """minilm-static distilled once into pytest's cache dir (~1.5 min the first time)."""
+    from surveygraph.retrieval.embeddings import bundled_minilm_path
+
+    target = cache_root / STATIC_DIR_NAME
+    if not (target / "config.json").is_file():
+        distill_static_model(bundled_minilm_path(), target, progress=False)
+    return target
+
+
+def link_static_model(home: Path, model_dir: Path) -> None:
+    """Make ``home`` see the cached model as its own models/minilm-static."""
+    models = home / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    link = models / STATIC_DIR_NAME
+    if not link.exists():
+        link.symlink_to(model_dir, target_is_directory=True)

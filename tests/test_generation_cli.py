@@ -1,0 +1,90 @@
+"""`surveygraph generate` / `ablate` from the command line (scripted model, real corpus slice)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from surveygraph.cli import app
+from surveygraph.llm import roles
+from tests.generation_helpers import corpus_home, scripted_models
+
+TOPIC = "Retrieval-Augmented Generation for Large Language Models"
+SMALL = ["--sections", "2", "--subsections", "1"]
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    model, _ = scripted_models()
+    monkeypatch.setattr(roles, "make_chat_model", lambda spec, settings: model)
+    monkeypatch.setenv("SURVEYGRAPH_LLM__CACHE", "false")
+    return model
+
+
+def test_empty_store_and_bad_options_are_one_line_errors(tmp_home):
+    runner = CliRunner()
+    empty = runner.invoke(app, ["generate", TOPIC])
+    assert empty.exit_code == 2 and "corpus ingest" in empty.output
+    bad = runner.invoke(app, ["generate", TOPIC, "--outline-demos", "sometimes"])
+    assert bad.exit_code == 2 and "related, random or none" in bad.output
+    rerun = runner.invoke(app, ["generate", "--rerun-section", "1.1"])
+    assert rerun.exit_code == 2 and "--resume" in rerun.output
+    missing = runner.invoke(app, ["generate", "--resume", "nope"])
+    assert missing.exit_code == 2 and "no run 'nope'" in missing.output
+    assert "Traceback" not in empty.output + bad.output + rerun.output + missing.output
+
+
+def test_generate_resume_and_rerun_from_cli(shared_data, scripted, tmp_path):
+    home = corpus_home(shared_data)
+    runner = CliRunner()
+    out = tmp_path / "runs"
+    result = runner.invoke(app, ["--home", str(home), "generate", TOPIC, "--out", str(out), "--no-tre",
+                                 "--concurrency", "1", *SMALL])
+    assert result.exit_code == 0, result.output
+    assert "no model configured: using the bundled local model" in result.output
+    assert "write 1.1: written" in result.output  # per-section progress
+    survey_md = Path(result.stdout.strip().splitlines()[-1])
+    assert survey_md.name == "survey.md" and survey_md.is_file()
+    run_dir = survey_md.parent
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["settings"]["generation"]["tre"] is False and manifest["settings"]["generation"]["sections"] == 2
+
+    again = runner.invoke(app, ["--home", str(home), "generate", "--resume", run_dir.name, "--out", str(out)])
+    assert again.exit_code == 2 and "already finished" in again.output
+    rerun = runner.invoke(app, ["--home", str(home), "generate", "--resume", run_dir.name, "--out", str(out),
+                                "--rerun-section", "2.1"])
+    assert rerun.exit_code == 0, rerun.output
+    assert len([p for p in out.iterdir() if p.is_dir()]) == 2
+
+
+def test_ablate_writes_tables_with_input_coverage(shared_data, scripted, tmp_path):
+    home = corpus_home(shared_data)
+    bench = shared_data / "surveyforge_surveybench" / "ref_bench" / f"{TOPIC}_bench.json"
+    result = CliRunner().invoke(app, ["--home", str(home), "ablate", TOPIC, "--variants", "full,no-mr",
+                                      "--bench-refs", str(bench), "--out", str(tmp_path), *SMALL])
+    assert result.exit_code == 0, result.output
+    table = Path(result.stdout.strip().splitlines()[-1])
+    rows = list(csv.DictReader((table.parent / "ablation.csv").open()))
+    assert [r["variant"] for r in rows] == ["full", "no-mr"]
+    assert all(r["input_coverage"] != "" and 0.0 <= float(r["input_coverage"]) <= 1.0 for r in rows)
+    assert all(int(r["papers_retrieved"]) > 0 and int(r["tokens_in"]) > 0 for r in rows)
+    assert "| variant |" in table.read_text()
+
+
+def test_langgraph_json_loads_the_studio_graph(shared_data, scripted, monkeypatch):
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = json.loads((root / "langgraph.json").read_text())["graphs"]["surveygraph-generation"]
+    file, attr = spec.split(":")
+    monkeypatch.setenv("SURVEYGRAPH_HOME", str(corpus_home(shared_data)))
+    module_spec = importlib.util.spec_from_file_location("studio_entry", root / file)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    graph = getattr(module, attr)()
+    assert {"plan_sections", "read_subsection", "write_subsection", "polish_sections",
+            "self_evaluate"} <= set(graph.get_graph().nodes)

@@ -1,0 +1,70 @@
+"""Embedders: the on-disk cache, MiniLM and the locally distilled minilm-static."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from surveygraph.retrieval.embeddings import CachedEmbedder, EmbeddingCache, get_embedder
+from surveygraph.settings import load_settings
+
+from tests.index_helpers import cached_static_model, link_static_model
+
+
+class CountingEmbedder:
+    name = "counting"
+    dim = 3
+
+    def __init__(self):
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts, *, progress=False):
+        self.calls.append(list(texts))
+        return np.array([[len(t), 1.0, 0.0] for t in texts], dtype=np.float32)
+
+
+def test_cache_hit_does_not_call_model(tmp_path):
+    inner = CountingEmbedder()
+    embedder = CachedEmbedder(inner, EmbeddingCache(tmp_path / "c.sqlite"))
+    first = embedder.encode(["alpha", "be", "alpha"])
+    assert inner.calls == [["alpha", "be"]]  # duplicates encoded once
+    second = embedder.encode(["be", "alpha"])
+    assert inner.calls == [["alpha", "be"]]  # all from the cache
+    np.testing.assert_array_equal(second, first[[1, 0]])
+    embedder.encode(["gamma", "be"])
+    assert inner.calls[-1] == ["gamma"]
+    # A new process (new cache object on the same file) still hits.
+    again = CachedEmbedder(inner, EmbeddingCache(tmp_path / "c.sqlite"))
+    again.encode(["gamma"])
+    assert len(inner.calls) == 2
+    assert embedder.encode([]).shape == (0, 3)
+
+
+def test_cache_key_depends_on_model():
+    assert EmbeddingCache.key("a", "text") != EmbeddingCache.key("b", "text")
+    assert EmbeddingCache.key("a", "text") == EmbeddingCache.key("a", "text")
+
+
+@pytest.fixture(scope="session")
+def static_model(request):
+    return cached_static_model(request.config.cache.mkdir("surveygraph-models"))
+
+
+def test_minilm_static_encodes_normalised_and_memoised(tmp_home, static_model):
+    link_static_model(tmp_home, static_model)
+    settings = load_settings(**{"embedding.model": "minilm-static"})
+    embedder = get_embedder(settings)
+    assert get_embedder(settings) is embedder
+    vectors = embedder.encode(["retrieval-augmented generation", "retrieval augmented LLM", "diffusion models for images"])
+    assert vectors.dtype == np.float32 and vectors.shape == (3, embedder.dim)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    assert (settings.cache_dir / "embeddings" / "vectors.sqlite").is_file()
+
+
+def test_minilm_bundled_model(tmp_home):
+    embedder = get_embedder(load_settings(**{"embedding.model": "minilm", "embedding.cache": False}))
+    vectors = embedder.encode(["graph neural networks", "message passing on graphs", "image super-resolution"])
+    assert embedder.dim == 384 and vectors.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]

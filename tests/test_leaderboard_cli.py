@@ -1,0 +1,110 @@
+"""``surveygraph leaderboard`` end to end on real weAIDB surveys (2 topics × 4 systems)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from surveygraph.cli import app, main
+from surveygraph.evaluation.leaderboard import RANK_METRICS, discover
+
+SYSTEMS = {"AutoSurvey", "SurveyForge", "LLMxMR-V2", "OpenAI_DeepResearch"}
+TOPICS = ["Generative Diffusion Models", "Vision Transformers"]
+# Every one of these must be a number for every (system, topic).
+PER_TOPIC_METRICS = [
+    "ra_align_f1", "ra_align_f1.outline", "ra_align_f1.content", "ra_align_f1.reference",
+    "tau_maxsim", "tau_maxsim.outline", "tau_maxsim.content", "tau_maxsim.reference",
+    "sgsim.sigma", "sgsim.sigma.outline", "sgsim.sigma.content", "sgsim.sigma.reference",
+    "sam_r", "sam_r.recall", "structure.words", "structure.references", "structure.ratio.words",
+    "structure.ratio.references", "integrity.references", "integrity.uncited_references",
+]
+
+
+@pytest.fixture
+def fast_embeddings(monkeypatch):
+    # Short inputs keep the cold MiniLM pass small enough for a unit test; the benchmark uses
+    # the default (256 tokens).
+    monkeypatch.setenv("SURVEYGRAPH_EMBEDDING__MAX_SEQ_LENGTH", "16")
+
+
+def test_leaderboard_end_to_end(shared_data, tmp_home, tmp_path, fast_embeddings):
+    weaidb = shared_data / "weaidb_surveybench"
+    out = tmp_path / "lb"
+    res = CliRunner().invoke(app, [
+        "leaderboard", str(weaidb), "--human-dir", str(weaidb / "HumanSurvey"),
+        "--bench-refs-dir", str(shared_data / "surveyforge_surveybench" / "ref_bench"),
+        "--topics", ",".join(TOPICS), "--out", str(out)])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    assert {p.name for p in out.iterdir()} == {"leaderboard.md", "leaderboard.csv", "leaderboard.json",
+                                               "report.html"}
+    data = json.loads((out / "leaderboard.json").read_text())
+    assert set(data["systems"]) == SYSTEMS and data["topics"] == TOPICS
+    for system in SYSTEMS:
+        for topic in TOPICS:
+            flat = {m["name"]: m["value"] for m in data["reports"][system][topic]["metrics"]}
+            for metric in PER_TOPIC_METRICS:
+                value = flat.get(metric)
+                assert isinstance(value, float) and math.isfinite(value), (system, topic, metric, value)
+        union = data["union_maxsim"][system]
+        assert all(isinstance(union[k], float) for k in
+                   ("tau_maxsim.union", "tau_maxsim.union.outline", "tau_maxsim.union.content"))
+    summary = {row["system"]: row for row in data["summary"]}
+    assert [row["rank"] for row in data["summary"]] == [1, 2, 3, 4]
+    assert all(isinstance(summary[s][m], float) for s in SYSTEMS for m in RANK_METRICS)
+
+    rows = list(csv.DictReader((out / "leaderboard.csv").open()))
+    assert len(rows) == len(SYSTEMS) * (len(TOPICS) + 1)
+    assert all(row["sgsim.sigma"] != "" for row in rows)
+    md = (out / "leaderboard.md").read_text()
+    assert "| rank | system |" in md and all(s in md for s in SYSTEMS) and "### sam_r" in md
+    html = (out / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") >= len(RANK_METRICS)
+    # self-contained: nothing loaded from elsewhere (the user may be offline)
+    assert not any(f'{attr}="http' in html for attr in ("src", "href")) and "<script src" not in html
+    assert all(t in html for t in TOPICS)
+    # every ranked system printed on stdout, best first
+    assert [line.split(". ", 1)[1].split("  ")[0] for line in res.stdout.strip().splitlines()] == data["systems"]
+
+
+def test_discover_skips_the_human_dir_and_matches_bench_files(shared_data):
+    weaidb = shared_data / "weaidb_surveybench"
+    inputs = discover(weaidb, weaidb / "HumanSurvey",
+                      bench_refs_dir=shared_data / "surveyforge_surveybench" / "ref_bench")
+    assert set(inputs.systems) == SYSTEMS  # HumanSurvey is inside ROOT but is not a system
+    assert len(inputs.topics) == 20 and "outlines" not in inputs.topics
+    assert len(inputs.system_files) == 80
+    assert len(inputs.bench_files) == 10 and "Vision Transformers" in inputs.bench_files
+
+
+def _run_main(monkeypatch, capsys, *args):
+    monkeypatch.setattr(sys, "argv", ["surveygraph", *args])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    return exc.value.code, capsys.readouterr().err
+
+
+def test_leaderboard_user_errors(shared_data, tmp_home, tmp_path, monkeypatch, capsys):
+    weaidb = shared_data / "weaidb_surveybench"
+    human = str(weaidb / "HumanSurvey")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "mine.txt").write_text("keep")
+    code, err = _run_main(monkeypatch, capsys, "leaderboard", str(weaidb), "--human-dir", human, "--out", str(full))
+    assert code == 2 and "--force" in err and (full / "mine.txt").read_text() == "keep"
+    out = str(tmp_path / "o")
+    code, err = _run_main(monkeypatch, capsys, "leaderboard", str(tmp_path / "nope"), "--human-dir", human, "--out", out)
+    assert code == 2 and "not a folder" in err
+    code, err = _run_main(monkeypatch, capsys, "leaderboard", str(weaidb), "--human-dir", human, "--out", out,
+                          "--systems", "AutoSurvey,Nope")
+    assert code == 2 and "Nope" in err
+    code, err = _run_main(monkeypatch, capsys, "leaderboard", str(weaidb), "--human-dir", human, "--out", out,
+                          "--topics", "Not A Topic")
+    assert code == 2 and "Not A Topic" in err
+    code, err = _run_main(monkeypatch, capsys, "leaderboard", str(weaidb), "--human-dir", human, "--out", out,
+                          "--metrics", "coverage")
+    assert code == 2 and "--bench-refs-dir" in err
