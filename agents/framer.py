@@ -14,6 +14,7 @@ from .text import (
     strip_citation_markers,
 )
 
+PART_MAX_TOKENS = {"abstract": 220, "introduction": 380, "conclusion": 220}
 PARTS = {
     "abstract": "Write a one-paragraph abstract (about 120 words) of this survey.",
     "introduction": "Write a two-paragraph introduction: why the topic matters and how the survey is organised.",
@@ -61,7 +62,8 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
             prompt = render_prompt("gen_frame", part=part, topic=topic, outline=_outline_lines(body),
                                    excerpt=_excerpt(body) if part != "introduction" else "",
                                    instruction=instruction)
-            outcome = guarded_call("write_frame", lambda: deps.clients.writer.complete(prompt, node="write_frame"),
+            outcome = guarded_call("write_frame", lambda: deps.clients.writer.complete(
+                prompt, node="write_frame", max_tokens=PART_MAX_TOKENS[part]),
                                    item=part)
             update["budget_exhausted"] |= outcome.budget_exhausted
             update["failures"] += [outcome.failure] if outcome.failure else []

@@ -7,31 +7,16 @@ plan_subsections: per section, retrieve M_i and draft second-level headings with
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
 from ..errors import UserError
 from ..memory import PaperMemory, remember_papers
 from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
+from .schemas import plan_max_tokens, sections_schema, subsections_schema
 from .outline_fallback import demo_headings, fill_entries, sanitize_entries
 from .text import as_data
 
 PROMPT_TITLES = 40  # paper titles shown to the planner: enough to ground it, small for 8k contexts
 DEMO_LINES = 30  # lines of each demonstration outline shown
-
-
-class HeadingDraft(BaseModel):
-    title: str = ""
-    description: str = ""
-    query: str = ""
-
-
-class SectionsDraft(BaseModel):
-    sections: list[HeadingDraft] = Field(default_factory=list)
-
-
-class SubsectionsDraft(BaseModel):
-    subsections: list[HeadingDraft] = Field(default_factory=list)
 
 
 def _demo_views(demos: list[dict], max_level: int) -> list[dict]:
@@ -97,7 +82,7 @@ def plan_sections(state: dict, deps: GenerationDeps) -> dict:
             papers=_paper_views(memory, memory.overall), n_sections=n,
         )
         outcome = guarded_call("plan_sections", lambda: deps.clients.planner.structured(
-            prompt, SectionsDraft, node="plan_sections"))
+            prompt, sections_schema(n), node="plan_sections", max_tokens=plan_max_tokens(n)))
         if outcome.ok:
             kept = sanitize_entries(outcome.value.sections, n, topic=topic)
         update["failures"] += [outcome.failure] if outcome.failure else []
@@ -134,7 +119,8 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
             n_subsections=settings.subsections,
         )
         outcome = guarded_call("plan_subsections", lambda: deps.clients.planner.structured(
-            prompt, SubsectionsDraft, node="plan_subsections"), item=section["id"])
+            prompt, subsections_schema(settings.subsections), node="plan_subsections", max_tokens=plan_max_tokens(settings.subsections)),
+            item=section["id"])
         if outcome.ok:
             kept = sanitize_entries(outcome.value.subsections, settings.subsections, topic=state["topic"])
         result["failure"], result["budget"] = outcome.failure, outcome.budget_exhausted

@@ -8,18 +8,13 @@ TRE (temporal-aware reranking): keep K papers spread over two-year buckets; off:
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
 from ..models import ScoredPaper, normalize_title
 from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
+from .schemas import subqueries_schema, subquery_max_tokens
 from .text import as_data
 
 MEMORY_TITLES = 30  # M_i titles shown when decomposing: grounds the sub-queries, keeps prompts short
-
-
-class SubQueries(BaseModel):
-    queries: list[str] = Field(default_factory=list)
 
 
 def base_query(subsection: dict) -> str:
@@ -56,7 +51,7 @@ def make_subqueries(task: dict, deps: GenerationDeps) -> tuple[list[str], dict]:
         n_subqueries=settings.subqueries,
     )
     outcome = guarded_call("read_subsection", lambda: deps.clients.planner.structured(
-        prompt, SubQueries, node="subqueries"), item=sub["id"])
+        prompt, subqueries_schema(settings.subqueries), node="subqueries", max_tokens=subquery_max_tokens(settings.subqueries)), item=sub["id"])
     queries = _clean_queries(outcome.value.queries, settings.subqueries) if outcome.ok else []
     records["budget_exhausted"] = outcome.budget_exhausted
     if outcome.failure:

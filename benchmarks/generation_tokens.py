@@ -60,19 +60,24 @@ def synthetic_model(words: int):
     from tests.generation_helpers import survey_responder
     from tests.scripted_llm import ScriptedChatModel
 
-    filler = ("Retrieval quality, context construction and generation faithfulness interact in "
-              "ways that recent systems study from several angles. ").split()
+    verbs = ["compares", "extends", "evaluates", "revisits", "combines", "questions", "scales", "simplifies"]
+    objects = ["dense retrievers", "rerankers", "chunking policies", "long-context readers", "query rewriting",
+               "citation faithfulness", "index compression", "agentic search loops", "knowledge graphs"]
 
     def respond(prompt: str) -> str:
         reply = survey_responder(prompt)
         if "TASK: write one subsection" in prompt:
-            keys = re.findall(r'<paper id="(\d+)">', prompt)
-            body = []
-            for i in range(words):
-                body.append(filler[i % len(filler)])
-                if i % 40 == 39:
-                    body[-1] += f" [{keys[(i // 40) % len(keys)]}]." if keys else "."
-            reply = " ".join(body)
+            keys = re.findall(r'<paper id="(\d+)">', prompt) or ["1"]
+            subsection = re.search(r"Subsection: (.+)", prompt).group(1)
+            sentences, count = [], 0
+            while count < words:  # unique sentences (polish would drop repeated ones)
+                i = len(sentences)
+                sentence = (f"In {subsection.lower()}, work {i + 1} {verbs[i % len(verbs)]} "
+                            f"{objects[(i * 7) % len(objects)]} under setting {i // len(objects) + 1} "
+                            f"[{keys[i % len(keys)]}].")
+                sentences.append(sentence)
+                count += len(sentence.split())
+            reply = " ".join(sentences)
         return reply
 
     return ScriptedChatModel(responder=respond)
@@ -125,7 +130,7 @@ def main() -> None:
     overhead = wall - total["seconds"]
     print(f"\n- wall time {wall:.1f} s; LLM time {total['seconds']:.1f} s; non-LLM overhead {overhead:.1f} s "
           f"(retrieval, graph, checkpoints, export, self-evaluation)")
-    if total["seconds"] > 0:
+    if args.llm != "synthetic" and total["seconds"] > 0:
         print(f"- output tokens/s inside the graph: {total['output_tokens'] / total['seconds']:.1f} "
               f"(all calls; includes prompt processing)")
     print(f"- survey length: {survey_words} words (survey.md); input tokens per survey word: "

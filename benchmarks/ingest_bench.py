@@ -13,6 +13,7 @@ import argparse
 import gzip
 import itertools
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -45,7 +46,7 @@ def main() -> None:
         for sub in models.iterdir():
             target = args.home / "models" / sub.name
             if not target.exists():
-                target.symlink_to(sub.resolve())
+                shutil.copytree(sub.resolve(), target)  # a copy: the bench home stays self-contained
     source = corpus_file(args.data)
     with tempfile.TemporaryDirectory() as tmp:
         if args.limit:

@@ -41,12 +41,15 @@ def main() -> None:
     parser.add_argument("--topics", default=None, help="comma list (default: all 20)")
     parser.add_argument("--bench-refs", action="store_true", help="also pass SurveyForge ref_bench (SAM-R, 10 topics)")
     parser.add_argument("--keep", type=Path, default=None, help="copy the warm run's output folder here")
+    parser.add_argument("--home", type=Path, default=None,
+                        help="data home to use and keep (default: a fresh temp home, deleted after)")
     args = parser.parse_args()
     weaidb = args.data / "weaidb_surveybench"
     if not (weaidb / "HumanSurvey").is_dir():
         sys.exit(f"weAIDB data not found under {args.data} (pass --data)")
     work = Path(tempfile.mkdtemp(prefix="lb-bench-"))
-    env = {**os.environ, "SURVEYGRAPH_HOME": str(work / "home"), "HF_HUB_OFFLINE": "1"}
+    home = args.home or work / "home"
+    env = {**os.environ, "SURVEYGRAPH_HOME": str(home), "HF_HUB_OFFLINE": "1"}
     results = []
     try:
         for label in ("cold", "warm"):

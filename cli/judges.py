@@ -51,6 +51,7 @@ def arena(
     systems: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system folders."),
     battles_per_pair: int = typer.Option(1, "--battles-per-pair", min=1, help="Battles per pair and topic (orders alternate)."),
     seed: int = typer.Option(0, "--seed", help="Seed for pairing order and bootstrap."),
+    max_battles: Optional[int] = typer.Option(None, "--max-battles", min=1, help="Judge only a random subset of this many battles."),
     bootstrap: int = typer.Option(200, "--bootstrap", min=10, help="Bootstrap rounds for the intervals."),
     log: Optional[Path] = typer.Option(None, "--log", help="Judgment log JSONL (default <home>/judgments/arena.jsonl)."),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Output folder (default <home>/arena/<time>)."),
@@ -61,7 +62,7 @@ def arena(
 
     from ..evaluation import arena as A
     drafts = A.discover_drafts(root, human_dir, _split(topics), _split(systems))
-    battles = A.build_battles(drafts, battles_per_pair, seed)
+    battles = A.build_battles(drafts, battles_per_pair, seed)[:max_battles]  # already shuffled
     settings, judge = _judge(ctx, log, "arena", judge_model)
     per_call = judge.budget + 700  # both drafts are trimmed to share the judge's input budget
     _show_cost(len(battles), len(battles) * per_call, len(battles) * 80, judge.model_spec)
@@ -84,6 +85,9 @@ def arena(
         for p, r in sorted(block["ratings"].items(), key=lambda kv: -kv[1]["bt_elo"]):
             t.add_row(p, f"{r['bt_elo']:.0f}", f"[{r['ci_low']:.0f}, {r['ci_high']:.0f}]", f"{r['online_elo']:.0f}")
         out.print(t)
+        share = block["position_a_share"]
+        if share is not None and block["battles"] >= 6 and abs(share - 0.5) >= 0.3:
+            out.print(f"  [yellow]position bias: the judge chose draft A in {share:.0%} of decisive verdicts[/]")
         wr = block["win_rate_vs_human"]
         if wr["decisive"]:
             out.print(f"  systems' decisive win rate vs human: {wr['wins']}/{wr['decisive']} = {wr['rate']:.1%}")

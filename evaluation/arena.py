@@ -148,6 +148,12 @@ def win_rate_vs_human(battles: list[ArenaBattle], dim: str) -> dict:
     return {"wins": wins, "decisive": decisive, "rate": wins / decisive if decisive else None}
 
 
+def position_a_share(battles: list[ArenaBattle], dim: str) -> float | None:
+    """Share of decisive verdicts that picked the first draft: far from 0.5 = position bias."""
+    labels = [b.outcomes[dim] for b in battles if b.outcomes and b.outcomes[dim] in ("A", "B")]
+    return labels.count("A") / len(labels) if labels else None
+
+
 def ratings(battles: list[ArenaBattle], rounds: int = 200, seed: int = 0) -> dict:
     players = sorted({p for b in battles for p in (b.system_a, b.system_b)})
     table: dict = {"players": players, "dimensions": {}}
@@ -161,6 +167,7 @@ def ratings(battles: list[ArenaBattle], rounds: int = 200, seed: int = 0) -> dic
             "ratings": {p: {"bt_elo": bt[p], "ci_low": ci[p][0], "ci_high": ci[p][1],
                             "online_elo": elo[p]} for p in players},
             "win_rate_vs_human": win_rate_vs_human(battles, dim),
+            "position_a_share": position_a_share(battles, dim),
         }
     return table
 

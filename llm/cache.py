@@ -16,6 +16,10 @@ from typing import Any, Sequence
 from langchain_core.messages import BaseMessage
 
 
+# Bump when the meaning of a cached answer changes (prompt rendering, decoding), so old entries miss.
+CACHE_FORMAT = 1
+
+
 def cache_key(
     spec: str,
     messages: Sequence[BaseMessage],
@@ -23,6 +27,7 @@ def cache_key(
     schema: dict[str, Any] | None = None,
 ) -> str:
     payload = {
+        "format": CACHE_FORMAT,
         "spec": spec,
         "messages": [[m.type, m.content] for m in messages],
         "params": params,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ def _local_model(path: Path, settings: Settings, label: str) -> LlamaCppChatMode
         model_path=str(path),
         model_name=label,
         n_ctx=llm.local_n_ctx,
-        n_threads=llm.local_threads or os.cpu_count() or 1,
+        n_threads=llm.local_threads,
         weight_repack=llm.local_weight_repack,
         temperature=llm.temperature,
         max_tokens=llm.max_output_tokens,
@@ -62,7 +63,9 @@ def _api_model(provider: str, model: str, settings: Settings) -> BaseChatModel:
     if provider not in PROVIDERS:
         known = ", ".join(sorted(PROVIDERS))
         raise UserError(f"unknown model provider '{provider}' in '{spec}' (known: local, gguf:PATH, {known})")
-    _, _, key_var = PROVIDERS[provider]
+    package, _, key_var = PROVIDERS[provider]
+    if importlib.util.find_spec(package.replace("-", "_")) is None:
+        raise UserError(f"model provider '{provider}' is not installed: {_install_hint(provider)}")
     kwargs: dict[str, Any] = {"temperature": settings.llm.temperature}
     kwargs[_MAX_TOKENS_FIELD.get(provider, "max_tokens")] = settings.llm.max_output_tokens
     if settings.llm.base_url:

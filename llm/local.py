@@ -23,6 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from ..errors import UserError
+from .grammar_decoding import decode_with_grammar
 from .structured import bounded_schema
 
 LOCAL_MODEL_LABEL = "gemma-3-270m"
@@ -76,6 +77,20 @@ def weight_repack_default() -> bool:
     except OSError:
         return True
     return "amx_tile" not in flags
+
+
+def default_threads() -> int:
+    """Threads for llama.cpp: the cores that are idle right now.
+
+    ggml's worker threads meet at spinning barriers; on a busy machine a thread that is not
+    scheduled stalls the others, and 2 threads on 2 loaded cores ran ~10x slower than 1 here.
+    """
+    cores = os.cpu_count() or 1
+    try:
+        busy = int(os.getloadavg()[0])
+    except OSError:
+        busy = 0
+    return max(1, min(cores, cores - busy))
 
 
 def _load_llama(path: str, n_ctx: int, n_threads: int, weight_repack: bool) -> Any:
@@ -161,7 +176,7 @@ class LlamaCppChatModel(BaseChatModel):
     model_path: str
     model_name: str = LOCAL_MODEL_LABEL
     n_ctx: int = 8192
-    n_threads: int | None = None
+    n_threads: int | None = None  # None: default_threads() when the model is first loaded
     weight_repack: bool | None = None  # None: weight_repack_default()
     temperature: float = 0.3
     max_tokens: int = 512
@@ -170,9 +185,13 @@ class LlamaCppChatModel(BaseChatModel):
     repeat_penalty: float = 1.3
     # Quotes, commas and braces recur by design in JSON; a strong penalty fights the grammar.
     json_repeat_penalty: float = 1.1
-    # Grammar caps for unbounded strings/arrays, so a rambling base model still closes its JSON.
-    json_max_string: int = 600
-    json_max_items: int = 12
+    # Grammar caps for unbounded strings/arrays, so a rambling base model still closes its JSON
+    # within max_tokens. When the JSON is cut off anyway, decoding is repeated with the caps
+    # divided by json_tighten_factor, up to json_length_retries times.
+    json_max_string: int = 300
+    json_max_items: int = 10
+    json_length_retries: int = 2
+    json_tighten_factor: float = 2.5
     stop: list[str] = DEFAULT_STOP
     seed: int = 0
     prompt_format: Literal["auto", "instruction", "gemma"] = "auto"
@@ -186,9 +205,31 @@ class LlamaCppChatModel(BaseChatModel):
         return {"model_path": self.model_path, "model_name": self.model_name, "n_ctx": self.n_ctx}
 
     def _llama(self) -> tuple[Any, threading.Lock]:
-        threads = self.n_threads or os.cpu_count() or 1
+        threads = self.n_threads or default_threads()
         repack = weight_repack_default() if self.weight_repack is None else self.weight_repack
         return shared_llama(self.model_path, self.n_ctx, threads, repack)
+
+    def _grammar(self, json_schema: dict[str, Any], tighten: int = 0) -> str:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+        factor = self.json_tighten_factor**tighten
+        max_string = max(16, int(self.json_max_string / factor))
+        max_items = max(1, int(self.json_max_items / factor))
+        return json_schema_to_gbnf(json.dumps(bounded_schema(json_schema, max_string, max_items)))
+
+    def _decode_json(self, llama: Any, tokens: list[int], json_schema: dict[str, Any], max_tokens: int,
+                     temperature: float, seed: int) -> tuple[str, int, int, str]:
+        """Grammar-constrained JSON; re-decodes with tighter caps while the JSON gets cut off."""
+        n_out = 0
+        for tighten in range(self.json_length_retries + 1):
+            decoded = decode_with_grammar(
+                llama, tokens, self._grammar(json_schema, tighten), max_tokens=max_tokens, temperature=temperature,
+                top_k=self.top_k, top_p=self.top_p, repeat_penalty=self.json_repeat_penalty, seed=seed,
+            )
+            n_out += decoded.completion_tokens  # every attempt was generated, so every attempt is metered
+            if decoded.finish_reason != "length":
+                break
+        return decoded.text, decoded.prompt_tokens * (tighten + 1), n_out, decoded.finish_reason
 
     def _render(self, llama: Any, messages: list[BaseMessage]) -> str:
         fmt = self.prompt_format
@@ -203,7 +244,8 @@ class LlamaCppChatModel(BaseChatModel):
         The head (task framing) and the tail (the actual request) matter most, so the middle
         (usually a long list of papers) is what gets dropped.
         """
-        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        # With a token list, create_completion adds no BOS itself; Gemma degrades badly without it.
+        tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
         room = llama.n_ctx() - max_tokens - 2
         if len(tokens) <= room:
             return tokens, False
@@ -217,44 +259,33 @@ class LlamaCppChatModel(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        from llama_cpp import LlamaGrammar
-
         llama, lock = self._llama()
         max_tokens = int(kwargs.get("max_tokens") or self.max_tokens)
         max_tokens = max(1, min(max_tokens, llama.n_ctx() // 2))
         temperature = float(kwargs.get("temperature", self.temperature))
         json_schema = kwargs.get("json_schema")
-        grammar = None
-        if json_schema is not None:
-            capped = bounded_schema(json_schema, self.json_max_string, self.json_max_items)
-            grammar = LlamaGrammar.from_json_schema(json.dumps(capped), verbose=False)
+        seed = int(kwargs.get("seed", self.seed))
         prompt = self._render(llama, messages)
         started = time.perf_counter()
         with lock:
             tokens, truncated = self._prompt_tokens(llama, prompt, max_tokens)
-            result = llama.create_completion(
-                tokens,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=self.top_p,
-                top_k=self.top_k,
-                repeat_penalty=self.json_repeat_penalty if grammar else self.repeat_penalty,
-                stop=[] if grammar else (stop or self.stop),
-                grammar=grammar,
-                seed=int(kwargs.get("seed", self.seed)),
-            )
-        choice = result["choices"][0]
-        usage = result.get("usage", {})
+            if json_schema is not None:
+                text, n_in, n_out, finish = self._decode_json(llama, tokens, json_schema, max_tokens, temperature, seed)
+            else:
+                result = llama.create_completion(
+                    tokens, max_tokens=max_tokens, temperature=temperature, top_p=self.top_p, top_k=self.top_k,
+                    repeat_penalty=self.repeat_penalty, stop=stop or self.stop, seed=seed,
+                )
+                choice, usage = result["choices"][0], result.get("usage", {})
+                text = choice["text"].strip()
+                n_in, n_out = int(usage.get("prompt_tokens", len(tokens))), int(usage.get("completion_tokens", 0))
+                finish = choice.get("finish_reason")
         message = AIMessage(
-            content=choice["text"].strip() if grammar is None else choice["text"],
-            usage_metadata={
-                "input_tokens": int(usage.get("prompt_tokens", len(tokens))),
-                "output_tokens": int(usage.get("completion_tokens", 0)),
-                "total_tokens": int(usage.get("total_tokens", 0)),
-            },
+            content=text,
+            usage_metadata={"input_tokens": n_in, "output_tokens": n_out, "total_tokens": n_in + n_out},
             response_metadata={
                 "model_name": self.model_name,
-                "finish_reason": choice.get("finish_reason"),
+                "finish_reason": finish,
                 "prompt_truncated": truncated,
                 "seconds": round(time.perf_counter() - started, 3),
             },

@@ -63,7 +63,7 @@ def repair_instruction(error: str) -> str:
     )
 
 
-def bounded_schema(schema: dict[str, Any], max_string: int, max_items: int) -> dict[str, Any]:
+def bounded_schema(schema: dict[str, Any], max_string: int | None, max_items: int | None) -> dict[str, Any]:
     """Copy of a JSON schema with caps on unbounded strings and arrays.
 
     Used only to build a decoding grammar: a small base model inside a grammar-forced string can
@@ -75,10 +75,10 @@ def bounded_schema(schema: dict[str, Any], max_string: int, max_items: int) -> d
         if isinstance(node, dict):
             out = {key: walk(value) for key, value in node.items()}
             kind = out.get("type")
-            if kind == "string" and "maxLength" not in out and "enum" not in out and "pattern" not in out \
+            if max_string and kind == "string" and "maxLength" not in out and "enum" not in out and "pattern" not in out \
                     and "format" not in out and "const" not in out:
-                out["maxLength"] = max_string
-            if kind == "array" and "maxItems" not in out:
+                out["maxLength"] = max(max_string, int(out.get("minLength", 0)))
+            if max_items and kind == "array" and "maxItems" not in out:
                 out["maxItems"] = max(max_items, int(out.get("minItems", 0)))
             return out
         if isinstance(node, list):

@@ -85,10 +85,17 @@ class SentenceTransformerEmbedder:
                  backend: str = "torch"):
         from sentence_transformers import SentenceTransformer
 
+        if backend != "torch":
+            import importlib.util
+
+            if importlib.util.find_spec("optimum") is None:
+                # sentence-transformers raises a bare Exception for this; say it in one line.
+                raise UserError(
+                    f"embedding backend {backend!r} needs optimum: pip install 'sentence-transformers[{backend}]'"
+                )
+
         try:
             self._model = SentenceTransformer(model_ref, device="cpu", backend=backend)
-        except ImportError as exc:  # backend="onnx" needs optimum, which may be absent
-            raise UserError(f"embedding backend {backend!r} is not available here: {exc}") from exc
         except OSError as exc:
             raise UserError(
                 f"cannot load embedding model {model_ref!r} (offline? not a local path?): {exc}"

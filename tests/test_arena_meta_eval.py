@@ -98,6 +98,7 @@ def test_win_rate_vs_human_counts_decisive_only():
     battles = [mk("human", "s", "A"), mk("s", "human", "A"), mk("human", "s", "Tie"),
                mk("s", "human", "BothBad"), mk("s", "t", "A")]
     assert A.win_rate_vs_human(battles, "D5") == {"wins": 1, "decisive": 2, "rate": 0.5}
+    assert A.position_a_share(battles, "D5") == 1.0  # every decisive verdict picked draft A
 
 
 def test_meta_eval_hand_case():

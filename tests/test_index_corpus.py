@@ -167,3 +167,11 @@ def test_integration_filters_and_memory(real_corpus):
     assert len(memory) == 300
     scoped = real_corpus.search("retrieval-augmented generation", 10, within_ids=memory)
     assert scoped and {h.paper.paper_id for h in scoped} <= set(memory)
+
+
+def test_unreachable_chroma_server_is_user_error(tmp_home):
+    settings = load_settings(**{"store.chroma_url": "http://127.0.0.1:9"})
+    with pytest.raises(UserError, match="Chroma server"):
+        Corpus(settings)
+    with pytest.raises(UserError, match="not a URL"):
+        Corpus(load_settings(**{"store.chroma_url": "localhost"}))

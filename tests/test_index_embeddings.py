@@ -68,3 +68,14 @@ def test_minilm_bundled_model(tmp_home):
     assert embedder.dim == 384 and vectors.shape == (3, 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+
+
+def test_onnx_backend_without_optimum_is_one_line_error(tmp_home):
+    import importlib.util
+
+    from surveygraph.errors import UserError
+
+    if importlib.util.find_spec("optimum") is not None:
+        pytest.skip("optimum is installed here")
+    with pytest.raises(UserError, match="optimum"):
+        get_embedder(load_settings(**{"embedding.model": "minilm", "embedding.backend": "onnx"}))

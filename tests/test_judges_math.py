@@ -123,3 +123,10 @@ def test_trimming_keeps_every_heading_within_budget():
     assert lines.endswith("more not shown]") and "ref 0" in lines
     assert evenly_spaced(list(range(10)), 3) == [0, 3, 6] and evenly_spaced([1, 2], 5) == [1, 2]
     assert not math.isnan(approx_tokens("abc"))
+
+
+def test_rationale_falls_back_to_what_the_number_means():
+    from surveygraph.evaluation.judges.base import rationale_of
+
+    assert rationale_of(["", " "], "4.0/5 on the rubric") == "4.0/5 on the rubric (the judge gave no note)"
+    assert rationale_of(["", "clear outline"], "x") == "clear outline"

@@ -197,3 +197,72 @@ def test_estimate_judge_cost_scales_with_surveys_and_runs():
     assert two["input_tokens"] > one["input_tokens"] > 0
     with pytest.raises(Exception, match="unknown judge"):
         estimate_judge_cost(1, ["nope"], settings)
+
+
+def rubric_responder(prompt: str) -> str:
+    if "Write 2 concrete, checkable criteria" in prompt:
+        aspect = re.search(r'"aspect_name": "([^"]+)"', prompt).group(1)
+        return json.dumps({"aspect_name": aspect, "expanded_criteria": [
+            {"criterion_name": f"c{i}", "description": "d", "example": "e"} for i in range(2)]})
+    if "Merge them into exactly 2 criteria" in prompt:
+        aspect = re.search(r'"aspect_name": "([^"]+)"', prompt).group(1)
+        return json.dumps({"aspect_name": aspect, "component_name": "x", "merged_expanded_criteria": [
+            {"criterion_name": f"merged {aspect}", "description": "d", "example": "e"}] * 2})
+    return responder(prompt)
+
+
+def test_rubrics_build_and_weights_cli(tmp_home, monkeypatch, tmp_path):
+    import surveygraph.llm as llm
+    from surveygraph.cli import app
+    from surveygraph.evaluation.judges.surveylens import ASPECTS, criteria_payload, load_rubric
+
+    model = ScriptedChatModel(responder=rubric_responder)
+    real = llm.build_role_clients
+    monkeypatch.setattr(llm, "build_role_clients", lambda s, **kw: real(s, chat_models={"judge": model}))
+    humans = tmp_path / "humans"
+    humans.mkdir()
+    for t in ("T1", "T2"):
+        (humans / f"{t}.md").write_text(f"# {t}\n\n## Intro to {t}\nText about {t} [1].\n\n## Methods for {t}\nMore.\n\n"
+                                        f"## References\n[1] A paper on {t}\n")
+    rubric_path = tmp_path / "cs.v1.json"
+    res = CliRunner().invoke(app, ["rubrics", "build", "--human-dir", str(humans), "--discipline", "cs",
+                                   "--criteria", "2", "--out", str(rubric_path)])
+    assert res.exit_code == 0, res.output
+    assert len(model.calls) == 2 * 11 + 11  # expand per survey and aspect, one merge per aspect
+    rubric = load_rubric("cs", path=rubric_path)
+    assert set(rubric["components"]) == {"outline", "content", "reference"}
+    assert all(len(rubric["components"][c][a]["criteria"]) == 2 for c in ASPECTS for a in ASPECTS[c])
+    assert "merged Formal Precision" in criteria_payload(rubric, "outline")
+    again = CliRunner().invoke(app, ["rubrics", "build", "--human-dir", str(humans), "--out", str(rubric_path)])
+    assert isinstance(again.exception, UserError)  # never overwrites a rubric
+
+    prefs = tmp_path / "prefs.jsonl"
+    names = list(ASPECTS["outline"])
+    prefs.write_text("".join(json.dumps({"component": "outline", "winner": dict(zip(names, [5, 3, 3])),
+                                         "loser": dict(zip(names, [2, 3, 3]))}) + "\n" for _ in range(8)))
+    weighted = tmp_path / "cs.v2.json"
+    res = CliRunner().invoke(app, ["rubrics", "weights", str(rubric_path), "--prefs", str(prefs), "--out", str(weighted)])
+    assert res.exit_code == 0, res.output
+    w = json.loads(weighted.read_text())["weights"]["outline"]
+    assert max(w, key=w.get) == "Substantive Integrity"
+
+
+def test_checklist_generate_cli_writes_deepsynth_format(tmp_home, scripted, tmp_path):
+    from surveygraph.cli import app
+
+    human = tmp_path / "Human.md"
+    human.write_text("# RAG survey\n\n## Introduction\nIntro.\n\n## Retrieval\nDense retrieval [1].\n\n"
+                     "### Dense\nBi-encoders.\n\n### Sparse\nBM25.\n\n## Generation\nReaders.\n\n"
+                     "## References\n[1] A paper\n")
+    out_file = tmp_path / "tasks.jsonl"
+    res = CliRunner().invoke(app, ["checklist", "generate", str(human), "--out", str(out_file), "--topic", "RAG"])
+    assert res.exit_code == 0, res.output
+    [task] = load_tasks(out_file)
+    groups = {g["group_name"]: g for g in task["checklist"]}
+    strict = [g for g in task["checklist"] if g["strict"]]
+    assert len(task["checklist"]) == 3 and len(strict) == 1  # Retrieval, Generation + taxonomy
+    assert strict[0]["clip_factor"] == 0.8 and strict[0]["detailed_prompt"]
+    assert all(g["clip_factor"] == 1.0 for g in task["checklist"] if not g["strict"])
+    assert "RAG" in task["general_prompt"] and groups
+    taxonomy_prompt = [c for c in scripted.calls if "building a structure checklist" in c][0]
+    assert "Taxonomy: Retrieval" in taxonomy_prompt and "- Dense" in taxonomy_prompt

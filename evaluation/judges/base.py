@@ -232,6 +232,13 @@ def structured_error_types() -> tuple[type[BaseException], ...]:
     return (StructuredOutputError, ValueError)
 
 
+def rationale_of(notes: Sequence[str], fallback: str) -> str:
+    """The judge's first non-empty note; small local models often leave notes empty, and then
+    the rationale says what the number means instead of pretending there was a reason."""
+    note = next((n.strip() for n in notes if n and n.strip()), "")
+    return note or f"{fallback} (the judge gave no note)"
+
+
 def mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 

@@ -5,7 +5,7 @@ prompts/judge_sam_c.txt (the A.9 rubrics, see specs/sgsimeval.md §8)."""
 from __future__ import annotations
 
 from ...models import MetricResult, Survey
-from .base import Judge, failed_result, mean, outline_text, render_prompt, structured_error_types, trim_sections
+from .base import Judge, failed_result, mean, rationale_of, outline_text, render_prompt, structured_error_types, trim_sections
 from .verdicts import Score100
 
 SAM_C_DIMENSIONS = ("structure", "relevance", "coverage")
@@ -19,7 +19,8 @@ def _score_runs(name: str, judge: Judge, node: str, prompt: str) -> MetricResult
     scores = [float(v.score) for v in verdicts]
     return MetricResult(
         name=name, family="rubric", value=mean(scores),
-        rationale=verdicts[0].notes or "(no notes given)",
+        rationale=rationale_of([v.notes for v in verdicts],
+                               f"{mean(scores):.1f}/100 on the SurveyForge {name} rubric"),
         details={"scale": "0-100", "runs": scores, "notes": [v.notes for v in verdicts]},
     )
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ...models import MetricResult, Survey
 from .base import (
-    Judge, failed_result, is_local_model, mean, outline_text, reference_lines, render_prompt,
+    Judge, failed_result, is_local_model, rationale_of, mean, outline_text, reference_lines, render_prompt,
     structured_error_types, trim_lines, trim_sections, trim_text,
 )
 from .verdicts import ContentScores, HierarchyVerdict, Likert, SupportCount
@@ -113,7 +113,8 @@ def _likert(name: str, judge: Judge, node: str, prompt: str) -> MetricResult:
         return failed_result(name, exc)
     scores = [float(v.score) for v in verdicts]
     return MetricResult(name=name, family="rubric", value=mean(scores),
-                        rationale=verdicts[0].notes or "(no notes given)",
+                        rationale=rationale_of([v.notes for v in verdicts],
+                                               f"{mean(scores):.1f}/5 on the SGSimEval {name} rubric"),
                         details={"scale": "1-5", "runs": scores})
 
 
@@ -127,7 +128,8 @@ def judge_content(survey: Survey, topic: str, judge: Judge) -> list[MetricResult
     for c in CONTENT_CRITERIA:
         scores = [float(getattr(v, c)) for v in verdicts]
         results.append(MetricResult(name=f"sgsim.content.{c}", family="rubric", value=mean(scores),
-                                    rationale=verdicts[0].notes or "(no notes given)",
+                                    rationale=rationale_of([v.notes for v in verdicts],
+                                                           f"{mean(scores):.1f}/5 on the SGSimEval {c} rubric"),
                                     details={"scale": "1-5", "runs": scores}))
     return results
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-NOTE = Field("", max_length=400)
+NOTE = Field("", max_length=200)
 
 
 class Score100(BaseModel):
