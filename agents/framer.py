@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
 from .text import (
-    PAPER_MARKER, clean_generated, collapse_loops, drop_repeated_sentences, sentences,
+    PAPER_MARKER, clean_generated, collapse_loops, drop_repeated_sentences, looks_like_prose, sentences,
     strip_citation_markers,
 )
 
@@ -72,7 +72,7 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
                 text, stripped = strip_citation_markers(text)
                 stripped_total += stripped
                 (text,), _ = drop_repeated_sentences([text], seen)
-        if len(text.split()) < 15:
+        if not looks_like_prose(text, 15):
             update["fallbacks"].append({"node": "write_frame", "item": part,
                                         "reason": "no usable model text; wrote a plain summary"})
             text = fallback_text(part, topic, body)

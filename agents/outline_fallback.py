@@ -109,7 +109,7 @@ def fill_entries(
     missing = n - len(kept)
     if missing <= 0:
         return kept, None
-    taken = {normalize_title(e["title"]) for e in kept}
+    taken = {normalize_title(e["title"]) for e in kept} | ({normalize_title(context)} if context else set())
     sources: Counter = Counter()
     for source, candidates in (
         ("demonstration-outline", demo_titles),

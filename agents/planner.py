@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..errors import UserError
 from ..memory import PaperMemory, remember_papers
+from ..models import normalize_title
 from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
 from .schemas import plan_max_tokens, sections_schema, subsections_schema
@@ -121,8 +122,9 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
         outcome = guarded_call("plan_subsections", lambda: deps.clients.planner.structured(
             prompt, subsections_schema(settings.subsections), node="plan_subsections", max_tokens=plan_max_tokens(settings.subsections)),
             item=section["id"])
-        if outcome.ok:
-            kept = sanitize_entries(outcome.value.subsections, settings.subsections, topic=state["topic"])
+        if outcome.ok:  # a subsection may not repeat its section's title
+            kept = sanitize_entries(outcome.value.subsections, settings.subsections, topic=state["topic"],
+                                    taken={normalize_title(section["title"])})
         result["failure"], result["budget"] = outcome.failure, outcome.budget_exhausted
     kept, fill = fill_entries(
         kept, settings.subsections, topic=state["topic"], demo_titles=demo_headings(demos, 2),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
 from .text import (
-    PAPER_MARKER, clean_generated, collapse_loops, degenerate_repetition, drop_repeated_sentences,
+    MAX_REPETITION, PAPER_MARKER, clean_generated, collapse_loops, degenerate_repetition, drop_repeated_sentences,
     renumber, resolve_local_citations,
 )
 
@@ -38,7 +38,7 @@ def smooth_text(sid: str, heading: str, text: str, keys: dict[str, str], deps: G
         return text, records
     smoothed, _ = collapse_loops(clean_generated(str(outcome.value)))
     smoothed, dropped = resolve_local_citations(smoothed, keys)
-    if len(smoothed) < 0.5 * len(text) or degenerate_repetition(smoothed) > 0.1:
+    if len(smoothed) < 0.5 * len(text) or degenerate_repetition(smoothed) > MAX_REPETITION:
         records["fallbacks"].append({"node": "polish_sections", "item": sid,
                                      "reason": "smoothed text too short or repetitive; kept the draft"})
         return text, records

@@ -162,6 +162,15 @@ def degenerate_repetition(text: str, n: int = 6) -> float:
     return repeated / len(grams)
 
 
+MAX_REPETITION = 0.05  # degenerate_repetition above this: the text loops and is not used
+
+
+def looks_like_prose(text: str, min_words: int) -> bool:
+    """Enough words, no n-gram loops, and not a list of questions (a base model's habit)."""
+    return (len(text.split()) >= min_words and degenerate_repetition(text) <= MAX_REPETITION
+            and text.count("?") <= 2)
+
+
 def clean_generated(text: str) -> str:
     """Strip what small models add around prose: headings, echoed tags, code fences."""
     lines = []
@@ -170,7 +179,8 @@ def clean_generated(text: str) -> str:
         if stripped.startswith(("#", "```", "TASK:")) or re.fullmatch(r"</?\w+[^>]*>", stripped):
             continue
         lines.append(line.rstrip())
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    text = re.sub(r"</?(?:paper|draft|outline)\b[^>]*>", "", "\n".join(lines))  # echoed prompt tags
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def tidy_spaces(text: str) -> str:

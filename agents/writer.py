@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
-from .text import as_data, clean_generated, collapse_loops
+from .text import CITATION_MARKER, as_data, looks_like_prose, clean_generated, collapse_loops, marker_numbers, sentences
+
+MIN_WORDS = 40  # shorter drafts (e.g. "I would like to respond.") are not survey prose
 
 
 def writer_prompt(task: dict, abstract_chars: int, paragraphs: int) -> tuple[str, dict[str, str]]:
@@ -32,6 +34,27 @@ def writer_prompt(task: dict, abstract_chars: int, paragraphs: int) -> tuple[str
         paragraphs=paragraphs,
     )
     return prompt, keys
+
+
+def usable_draft(text: str, n_papers: int) -> bool:
+    """Prose (enough words, no loops) with at least one marker naming a paper of the prompt."""
+    cited = {n for m in CITATION_MARKER.finditer(text) for n in marker_numbers(m.group(1))}
+    return looks_like_prose(text, MIN_WORDS) and any(1 <= n <= n_papers for n in cited)
+
+
+def extractive_draft(papers: list[dict], paragraphs: int) -> str:
+    """Deterministic stand-in for unusable model text: each paper's title, year and first
+    abstract sentence, cited with its local key (so the citations are right by construction)."""
+    lines = []
+    for number, paper in enumerate(papers, start=1):
+        first = (sentences(" ".join((paper.get("abstract") or "").split())) or [""])[0]
+        words = first.split()
+        first = " ".join(words[:45]) + (" ..." if len(words) > 45 else "")
+        year = f" ({paper['year']})" if paper.get("year") else ""
+        lead = f"{paper.get('title', '').rstrip('.')}{year}"
+        lines.append(f"{lead}: {first.rstrip('.')} [{number}]." if first else f"{lead} [{number}].")
+    size = max(1, -(-len(lines) // paragraphs))
+    return "\n\n".join(" ".join(lines[i:i + size]) for i in range(0, len(lines), size))
 
 
 def _paper_id(paper: dict) -> str:
@@ -65,5 +88,10 @@ def write_subsection(task: dict, deps: GenerationDeps) -> dict:
         else:
             text, removed = collapse_loops(clean_generated(str(outcome.value)))
             draft.update(text=text, loops_removed=removed)
+            if not usable_draft(text, len(task["papers"])):
+                draft.update(text=extractive_draft(task["papers"], settings.paragraphs), status="extractive")
+                update["fallbacks"] = [{"node": "write_subsection", "item": sid, "reason": "model text unusable "
+                                        f"({len(text.split())} words; too short, looping or without a valid citation); wrote an extractive summary "
+                                        "of the subsection's papers"}]
     update["drafts"] = {sid: draft}
     return update

@@ -12,7 +12,8 @@ import typer
 from ..errors import UserError
 from .common import console, get_settings, out
 
-_MODEL_HELP = "Embedding model: minilm-static (fast, default), minilm (accurate), or a sentence-transformers name/path."
+_MODEL_HELP = ("Embedding model: minilm (accurate, default), minilm-static (fast: use it for large corpora), "
+               "or a sentence-transformers name/path. An existing index keeps its own model.")
 _YEARS = re.compile(r"^\s*(\d{4})\s*(?:-\s*(\d{4})\s*)?$")
 
 

@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage
 
 
 # Bump when the meaning of a cached answer changes (prompt rendering, decoding), so old entries miss.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def cache_key(

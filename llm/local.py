@@ -175,6 +175,9 @@ class LlamaCppChatModel(BaseChatModel):
 
     model_path: str
     model_name: str = LOCAL_MODEL_LABEL
+    # The bundled model is assembled into model_path's folder on first use, not at construction,
+    # so building role clients (tests, CLI help paths) never writes 250 MB it may not need.
+    bundled: bool = False
     n_ctx: int = 8192
     n_threads: int | None = None  # None: default_threads() when the model is first loaded
     weight_repack: bool | None = None  # None: weight_repack_default()
@@ -205,6 +208,8 @@ class LlamaCppChatModel(BaseChatModel):
         return {"model_path": self.model_path, "model_name": self.model_name, "n_ctx": self.n_ctx}
 
     def _llama(self) -> tuple[Any, threading.Lock]:
+        if self.bundled:
+            ensure_local_model(Path(self.model_path).parent)
         threads = self.n_threads or default_threads()
         repack = weight_repack_default() if self.weight_repack is None else self.weight_repack
         return shared_llama(self.model_path, self.n_ctx, threads, repack)

@@ -131,6 +131,9 @@ class BM25Index:
         )
 
     # --- searching ----------------------------------------------------------------------
+    def row(self, paper_id: str) -> int | None:
+        return self._row_of.get(paper_id)
+
     def rows_for(self, ids: Collection[str]) -> np.ndarray:
         return np.array(sorted(self._row_of[i] for i in ids if i in self._row_of), dtype=np.int64)
 

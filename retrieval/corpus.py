@@ -29,7 +29,8 @@ from .store import CATEGORY_PREFIX, MAX_ADD_BATCH, PaperCollection, chroma_where
 from .tre import temporal_rerank
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
-_WITHIN_CACHE_SIZE = 8  # memories (id sets) whose vectors stay in RAM for MR retrieval
+_WITHIN_CACHE_SIZE = 8
+_POST_FILTER_MAX = 5000  # neighbours fetched to filter locally before falling back to Chroma's where  # memories (id sets) whose vectors stay in RAM for MR retrieval
 
 
 class IngestReport(BaseModel):
@@ -196,12 +197,35 @@ class Corpus:
         embedder = self.embedder
         vector = getattr(embedder, "inner", embedder).encode([query])[0]
         if within_ids is None:
-            return self._collection.query(vector, min(n, self.count()), chroma_where(year_range, categories))
+            return self._dense_filtered(vector, n, year_range, categories)
         ids, matrix, metas = self._within_vectors(within_ids)
         keep = np.array([_matches(m, year_range, categories) for m in metas], dtype=bool)
         scores = np.where(keep, matrix @ vector, -np.inf) if len(ids) else np.zeros(0)
         order = np.argsort(-scores, kind="stable")[: min(n, int(keep.sum()))]
         return [(ids[i], float(scores[i])) for i in order]
+
+    def _dense_filtered(self, vector: np.ndarray, n: int, year_range: tuple[int, int] | None,
+                        categories: Sequence[str] | None) -> list[tuple[str, float]]:
+        """Chroma's ``where`` filtering is slow (~0.4 s at 75k papers), so filters are applied to
+        the unfiltered nearest neighbours using the BM25 index's year/category arrays; only when
+        too few survive does the query go to Chroma with the ``where`` clause."""
+        total = self.count()
+        mask = self.bm25.filter_mask(year_range, categories)
+        if mask is None or len(mask) != total:  # no filters, or the BM25 sidecar is out of step
+            return self._collection.query(vector, min(n, total), chroma_where(year_range, categories))
+        allowed = int(mask.sum())
+        if allowed == 0:
+            return []
+        wanted = min(n, allowed)
+        fetch = min(total, _POST_FILTER_MAX, wanted * max(2, -(-total // allowed) * 2))
+        kept = []
+        for pid, score in self._collection.query(vector, fetch, None):
+            row = self.bm25.row(pid)
+            if row is not None and mask[row]:
+                kept.append((pid, score))
+        if len(kept) >= wanted or fetch == total:
+            return kept[:wanted]
+        return self._collection.query(vector, wanted, chroma_where(year_range, categories))
 
     def _within_vectors(self, within_ids: Collection[str]) -> tuple[list[str], np.ndarray, list[dict]]:
         """Stored vectors of a memory M, kept for the next queries on the same M (MR retrieval

@@ -75,7 +75,10 @@ def subqueries_reply(prompt: str) -> str:
 def write_reply(prompt: str) -> str:
     blocks = _paper_blocks(prompt)
     subsection = re.search(r"Subsection: (.+)", prompt).group(1)
-    sentences = [f"{title} is relevant to {subsection.lower()} [{key}]." for key, title in blocks[:4]]
+    templates = ["{t} is relevant to {s} [{k}].", "Building on this, {t} reports complementary findings [{k}].",
+                 "In contrast, {t} focuses on how such systems are evaluated [{k}].",
+                 "Finally, {t} examines remaining limitations and costs [{k}]."]
+    sentences = [templates[i].format(t=title, s=subsection.lower(), k=key) for i, (key, title) in enumerate(blocks[:4])]
     first = f"This part discusses {subsection.lower()}. " + " ".join(sentences[:2])
     second = " ".join(sentences[2:]) + f" {SHARED_SENTENCE} Some claims cite a paper that was not given [99]."
     return first + "\n\n" + second.strip()

@@ -151,7 +151,7 @@ def test_flaky_llm_still_completes_and_reports_failures(home, tmp_path):
     assert result.finished and manifest["failures"]
     assert all(f["node"] and f["error"] for f in manifest["failures"])
     statuses = set(manifest["subsection_status"].values())
-    assert statuses <= {"written", "failed"} and "written" in statuses
+    assert statuses <= {"written", "failed", "extractive"} and "written" in statuses
     assert len(result.state["outline"]) == 3
 
 
@@ -184,14 +184,17 @@ def test_prompt_injection_in_abstract_changes_nothing(home, tmp_path):
 
     naive = f'TASK: write one subsection\n<paper id="1">\nTitle: x\nAbstract: {injection}\n</paper>'
     assert obedient(naive) == "PWNED"  # control: an undelimited abstract would hijack the model
-    paper = {"arxiv_id": "2501.00009", "title": "Benign title", "year": 2025, "abstract": "A clean abstract."}
+    papers = [{"arxiv_id": f"2501.0000{i}", "title": f"Benign title {i}", "year": 2025,
+               "abstract": "A clean abstract."} for i in range(1, 5)]
     task = {"topic": "RAG", "section_title": "S", "subsection": {"id": "1.1", "title": "T", "description": "d"},
-            "papers": [paper], "budget_exhausted": False}
+            "papers": papers, "budget_exhausted": False}
     _model, chat = scripted_models(obedient)
     deps = build_deps(small_settings(home), chat_models=chat)
-    clean = write_subsection(task, deps)["drafts"]["1.1"]["text"]
-    attacked = write_subsection({**task, "papers": [{**paper, "abstract": injection}]}, deps)["drafts"]["1.1"]["text"]
-    assert attacked == clean and "PWNED" not in attacked
+    clean = write_subsection(task, deps)["drafts"]["1.1"]
+    attacked_papers = [{**papers[0], "abstract": injection}, *papers[1:]]
+    attacked = write_subsection({**task, "papers": attacked_papers}, deps)["drafts"]["1.1"]
+    assert clean["status"] == attacked["status"] == "written"
+    assert attacked["text"] == clean["text"] and "PWNED" not in attacked["text"]
 
 
 def test_rerun_section_writes_a_new_run_and_keeps_the_old(home, full_run, tmp_path):

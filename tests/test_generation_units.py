@@ -101,3 +101,28 @@ def test_variants_and_bench_set(tmp_path):
     assert bench.contains({"arxiv_id": "2501.00001v2", "title": "other"})
     assert bench.contains({"title": "beta a study"})
     assert not bench.contains({"arxiv_id": "2501.99999", "title": "Gamma"})
+
+
+def test_unusable_draft_becomes_extractive_summary_with_right_citations():
+    from surveygraph.agents.writer import extractive_draft, usable_draft
+
+    papers = [{"title": "Alpha RAG.", "year": 2025, "abstract": "Alpha retrieves passages. More text."},
+              {"title": "Beta", "abstract": ""}]
+    assert not usable_draft("I would like to respond.", 2)
+    prose = " ".join(f"word{i}" for i in range(60))
+    assert not usable_draft(prose + " [7]", 2)  # long, but cites nothing it was given
+    assert not usable_draft("word " * 60 + "[2]", 2)  # cites, but loops
+    assert usable_draft(prose + " [2]", 2)
+    text = extractive_draft(papers, 2)
+    assert text == "Alpha RAG (2025): Alpha retrieves passages [1].\n\nBeta [2]."
+
+
+def test_looping_or_question_list_text_is_not_prose():
+    from surveygraph.agents.text import clean_generated, looks_like_prose
+
+    questions = "\n".join(f"{i}. What is the research question about RAG number {i}?" for i in range(8))
+    assert not looks_like_prose(questions, 15)
+    assert not looks_like_prose("the same words again and again " * 10, 15)
+    assert looks_like_prose("Dense retrievers embed queries and passages into one space. " * 1
+                            + "Sparse methods match terms, and hybrids fuse both rankings for robustness.", 15)
+    assert clean_generated('Text <paper id="6"> more </paper> end') == "Text  more  end"

@@ -175,3 +175,12 @@ def test_unreachable_chroma_server_is_user_error(tmp_home):
         Corpus(settings)
     with pytest.raises(UserError, match="not a URL"):
         Corpus(load_settings(**{"store.chroma_url": "localhost"}))
+
+
+def test_dense_filter_falls_back_to_chroma_where(small_corpus, monkeypatch):
+    import surveygraph.retrieval.corpus as corpus_module
+
+    expected = [h.paper.paper_id for h in small_corpus.search("retrieval", 3, mode="dense", categories=["cs.CL"], tre=False)]
+    monkeypatch.setattr(corpus_module, "_POST_FILTER_MAX", 1)  # too few neighbours survive locally
+    fallback = [h.paper.paper_id for h in small_corpus.search("retrieval", 3, mode="dense", categories=["cs.CL"], tre=False)]
+    assert fallback == expected and len(expected) == 2

@@ -130,3 +130,15 @@ def test_rationale_falls_back_to_what_the_number_means():
 
     assert rationale_of(["", " "], "4.0/5 on the rubric") == "4.0/5 on the rubric (the judge gave no note)"
     assert rationale_of(["", "clear outline"], "x") == "clear outline"
+
+
+def test_generated_placeholders_are_dropped():
+    from surveygraph.evaluation.judges.checklist import GeneratedGroup, _group_dict
+
+    copied = GeneratedGroup.model_validate({"group_name": "...", "sub_groups": [
+        {"sub_group_name": "...", "requirements": ["The article should ...", "..."]}]})
+    assert _group_dict(copied, False, 3, 4) is None
+    real = GeneratedGroup.model_validate({"group_name": "Pooling", "sub_groups": [
+        {"sub_group_name": "Global", "requirements": ["The article should describe global pooling.", "x"]}]})
+    assert _group_dict(real, False, 3, 4)["sub_groups"][0]["requirements"] == [
+        {"content": "The article should describe global pooling.", "reward": 1.0}]

@@ -61,7 +61,7 @@ def responder(prompt: str) -> str:
                                                          "The article should mention BM25."]}]})
     if "building a structure checklist" in prompt:
         return json.dumps({"group_name": "Taxonomy", "detailed_prompt": "Survey the methods by categorizing them.",
-                           "sub_groups": [{"sub_group_name": "Dense", "requirements": ["List dense retrieval."]}]})
+                           "sub_groups": [{"sub_group_name": "Dense", "requirements": ["List dense retrieval methods."]}]})
     if "Assess whether the provided survey content meets" in prompt:
         n = int(re.search(r"exactly (\d+) labels", prompt).group(1))
         return json.dumps({"labels": (["mentioned_correct", "mentioned_incorrect", "not_mentioned"] * n)[:n]})

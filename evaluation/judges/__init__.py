@@ -26,7 +26,7 @@ JUDGE_NAMES = ("sam", "sgsim", "surveylens", "checklist")
 # plus 5 generation calls.
 TYPICAL_CALLS = {"sam": 4, "sgsim": 22, "surveylens": 3, "checklist": 17}
 API_SGSIM_CALLS = 45
-# Share of a call's input that is the survey (the rest is the fixed prompt) and output tokens.
+# Output tokens per call: a short note plus the scores (surveylens: one note per aspect).
 OUTPUT_TOKENS = {"sam": 60, "sgsim": 40, "surveylens": 160, "checklist": 60}
 SMALL_INPUT_SGSIM_CALLS = 3  # all sgsim calls but outline, content, reference have short prompts
 

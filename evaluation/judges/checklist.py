@@ -212,15 +212,22 @@ def checklist_results(scored: dict, floor_at_zero: bool = False) -> list[MetricR
 
 
 # --- generation from a human survey ---------------------------------------------------------------
+# Small caps on purpose: llama.cpp refuses JSON-schema grammars whose nested repetitions grow
+# too large (lists of lists of long strings), which would break generation with the local model.
 class GeneratedSubGroup(BaseModel):
-    sub_group_name: str = Field(max_length=160)
-    requirements: list[str] = Field(max_length=8)
+    sub_group_name: str = Field(max_length=80)
+    requirements: list[str] = Field(max_length=5)
 
 
 class GeneratedGroup(BaseModel):
-    group_name: str = Field(max_length=200)
-    detailed_prompt: str = Field("", max_length=1200)
-    sub_groups: list[GeneratedSubGroup] = Field(max_length=12)
+    group_name: str = Field(max_length=120)
+    sub_groups: list[GeneratedSubGroup] = Field(max_length=6)
+
+
+class GeneratedConstraintGroup(BaseModel):
+    group_name: str = Field(max_length=120)
+    detailed_prompt: str = Field(min_length=10, max_length=400)  # required: q_con
+    sub_groups: list[GeneratedSubGroup] = Field(max_length=6)
 
 
 def top_sections(human: Survey) -> list[tuple[str, str]]:
@@ -248,7 +255,7 @@ def find_tables(text: str) -> list[str]:
 
 
 def taxonomy_anchor(human: Survey) -> str | None:
-    """The top-level section with the most subsections, as a heading tree."""
+    """The top-level section with the most direct subsections, as a list of its categories."""
     best, best_children = None, []
     top = min((s.level for s in human.sections), default=1)
     current, children = None, []
@@ -257,17 +264,29 @@ def taxonomy_anchor(human: Survey) -> str | None:
             if current and len(children) > len(best_children) and not SKIP_SECTIONS.search(current):
                 best, best_children = current, children
             current, children = s.heading, []
-        else:
+        elif s.level == top + 1:
             children.append(s.heading)
     if not best or len(best_children) < 2:
         return None
     return f"Taxonomy: {best}\n" + "\n".join(f"- {c}" for c in best_children)
 
 
-def _group_dict(g: GeneratedGroup, strict: bool, max_sub: int, max_req: int) -> dict | None:
+def is_real_text(text: str, min_words: int = 1) -> bool:
+    """False for empty or template-copied text ("...", "The article should ...")."""
+    t = text.strip()
+    return bool(t) and "..." not in t and "…" not in t and len(t.split()) >= min_words
+
+
+def _group_dict(g: GeneratedGroup | GeneratedConstraintGroup, strict: bool, max_sub: int,
+                max_req: int) -> dict | None:
+    """The group in task format; requirements that are placeholders or under 4 words are dropped
+    (small models copy the prompt's format text), and a group left empty is dropped."""
+    if not is_real_text(g.group_name) or (strict and not is_real_text(g.detailed_prompt, 4)):
+        return None
     subs = [{"sub_group_name": s.sub_group_name,
-             "requirements": [{"content": r, "reward": 1.0} for r in s.requirements[:max_req] if r.strip()]}
-            for s in g.sub_groups[:max_sub]]
+             "requirements": [{"content": r.strip(), "reward": 1.0}
+                              for r in s.requirements[:max_req] if is_real_text(r, 4)]}
+            for s in g.sub_groups[:max_sub] if is_real_text(s.sub_group_name)]
     subs = [s for s in subs if s["requirements"]]
     if not subs:
         return None
@@ -302,7 +321,7 @@ def generate_task(human: Survey, topic: str, judge: Judge, *, max_general: int =
         prompt = render_prompt("checklist_constraint", topic=topic, kind=kind, n_sub=n_sub * 2,
                                n_req=n_req, anchor=trim_text(anchor, budget))
         try:
-            g = _group_dict(judge.ask("judge.checklist.constraint", prompt, GeneratedGroup), True,
+            g = _group_dict(judge.ask("judge.checklist.constraint", prompt, GeneratedConstraintGroup), True,
                             n_sub * 2, n_req)
         except structured_error_types():
             g = None

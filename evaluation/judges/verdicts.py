@@ -8,26 +8,32 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-NOTE = Field("", max_length=200)
+# Required (no default): the local model's grammar puts required fields first in declared order
+# and may skip optional ones, so a required note makes it state a reason before the score.
+NOTE = Field(min_length=1, max_length=200)
+# Scores as enums, not ge/le ranges: llama.cpp's JSON-schema grammar enforces enum values but
+# not numeric bounds, and the local model otherwise writes 7s and 42s into 1-5 fields.
+Score5 = Literal[1, 2, 3, 4, 5]
+Score0to100 = Literal[tuple(range(101))]  # type: ignore[valid-type]
 
 
 class Score100(BaseModel):
     notes: str = NOTE
-    score: int = Field(ge=0, le=100)
+    score: Score0to100
 
 
 class Likert(BaseModel):
     notes: str = NOTE
-    score: int = Field(ge=1, le=5)
+    score: Score5
 
 
 class ContentScores(BaseModel):
     notes: str = NOTE
-    coverage: int = Field(ge=1, le=5)
-    structure: int = Field(ge=1, le=5)
-    relevance: int = Field(ge=1, le=5)
-    language: int = Field(ge=1, le=5)
-    criticalness: int = Field(ge=1, le=5)
+    coverage: Score5
+    structure: Score5
+    relevance: Score5
+    language: Score5
+    criticalness: Score5
 
 
 class HierarchyVerdict(BaseModel):
@@ -40,9 +46,9 @@ class SupportCount(BaseModel):
 
 
 class AspectScore(BaseModel):
-    aspect_name: str
+    aspect_name: str = Field(max_length=80)
     notes: str = NOTE
-    score: int = Field(ge=1, le=5)
+    score: Score5
 
 
 class AspectVerdict(BaseModel):
