@@ -77,7 +77,7 @@ class BM25Index:
             pickle.dump({"ids": self.ids, "vocab": self.vocab, "years": self.years,
                          "categories": self.categories, "titles": self.titles}, fh, protocol=5)
         with tmp["weights.npz"].open("wb") as fh:
-            sparse.save_npz(fh, self._weights.tocsr(), compressed=False)
+            sparse.save_npz(fh, self._weights.tocsc(), compressed=False)  # loads without conversion
         with tmp["tokens.pkl"].open("wb") as fh:
             pickle.dump(tokens, fh, protocol=5)
         for name, path in tmp.items():

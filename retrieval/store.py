@@ -15,7 +15,7 @@ from ..settings import Settings
 MAX_ADD_BATCH = 5000  # Chroma's own limit here is ~5.4k rows per call
 _GET_BATCH = 5000
 HNSW_BATCH = 5000
-HNSW_SYNC = 50000
+HNSW_SYNC = 5000
 CATEGORY_PREFIX = "cat:"
 MODEL_KEY = "embedding_model"
 DIM_KEY = "embedding_dim"
@@ -105,7 +105,9 @@ class PaperCollection:
         self._collection = self._client.get_or_create_collection(
             self._name, metadata={MODEL_KEY: model, DIM_KEY: dim}, embedding_function=None,
             # Chroma's defaults write the whole HNSW index to disk every 1,000 additions, which
-            # made a 75k-paper ingest quadratic in I/O; our adds come in batches of <= 5k.
+            # made a 75k-paper ingest slow down as it grew; our adds come in batches of <= 5k.
+            # Additions not yet written are replayed from Chroma's log at every cold start, so the
+            # threshold stays at one batch (50k left ~25k papers to replay: ~30 s per start).
             configuration={"hnsw": {"batch_size": HNSW_BATCH, "sync_threshold": HNSW_SYNC}},
         )
 
