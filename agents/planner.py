@@ -101,7 +101,8 @@ def plan_sections(state: dict, deps: GenerationDeps) -> dict:
     return update
 
 
-def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: PaperMemory) -> dict:
+def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: PaperMemory,
+                      used_titles: set[str]) -> dict:
     """Retrieve M_i for one section and draft its subsections (with fallback)."""
     settings = deps.settings.generation
     hits = deps.corpus.search(section["query"], k=settings.papers_per_section, mode="hybrid", tre=False)
@@ -124,11 +125,11 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
             item=section["id"])
         if outcome.ok:  # a subsection may not repeat its section's title
             kept = sanitize_entries(outcome.value.subsections, settings.subsections, topic=state["topic"],
-                                    taken={normalize_title(section["title"])})
+                                    taken={normalize_title(section["title"]), *used_titles})
         result["failure"], result["budget"] = outcome.failure, outcome.budget_exhausted
     kept, fill = fill_entries(
         kept, settings.subsections, topic=state["topic"], demo_titles=demo_headings(demos, 2),
-        paper_titles=memory.titles(ids), context=section["title"],
+        paper_titles=memory.titles(ids), context=section["title"], exclude=used_titles,
     )
     if fill:
         result["fallback"] = {"node": "plan_subsections", "item": section["id"],
@@ -144,9 +145,11 @@ def plan_subsections(state: dict, deps: GenerationDeps) -> dict:
     memory = PaperMemory.from_state(state)
     outline, section_memory, papers = [], {}, {}
     update: dict = {"fallbacks": [], "failures": [], "budget_exhausted": False}
+    used: set[str] = set()  # subsection titles already taken by earlier sections
     for section in state["outline"]:
         view = {**state, "budget_exhausted": state.get("budget_exhausted") or update["budget_exhausted"]}
-        result = _plan_one_section(section, view, deps, memory)
+        result = _plan_one_section(section, view, deps, memory, used)
+        used.update(normalize_title(sub["title"]) for sub in result["subsections"])
         outline.append({**section, "subsections": result["subsections"]})
         section_memory[section["id"]] = result["ids"]
         papers.update(result["dumps"])

