@@ -48,6 +48,9 @@ class StoreSettings(BaseModel):
     chroma_url: str | None = None
     collection: str = "papers"
     outline_collection: str = "outlines"
+    # The outline DB is small (one entry per human survey) and searched with paraphrased topics,
+    # so it keeps the contextual MiniLM whatever encoder the paper index uses.
+    outline_embedding_model: str = "minilm"
 
 
 class RetrievalSettings(BaseModel):
@@ -154,6 +157,13 @@ class Settings(BaseSettings):
         if toml_file is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
         return tuple(sources)
+
+    def with_embedding_model(self, model: str) -> "Settings":
+        """A copy whose ``embedding.model`` is ``model`` (the outline DB and the evaluators use
+        their own encoders; see ``store.outline_embedding_model``, ``evaluation.embedding_model``)."""
+        if self.embedding.model == model:
+            return self
+        return self.model_copy(update={"embedding": self.embedding.model_copy(update={"model": model})})
 
     # --- where things live under the data home -------------------------------------------
     @property

@@ -27,12 +27,17 @@ STOPWORDS = set(
 _NUMBERING = re.compile(r"^\s*(?:[IVX]+\.|\d+(?:\.\d+)*\.?|[A-Z]\.)\s+")
 
 
+# A small model copies paper titles from its prompt with their "(2025)" year tag, often cut short
+# by the output cap ("... Models (2"): the tag is prompt formatting, not part of a heading.
+_YEAR_TAG = re.compile(r"\s*\((?:\d{1,4}|n\.?d\.?)?\)?\s*$")
+
+
 def clean_heading(title: str | None, max_len: int = 100) -> str:
     text = " ".join(str(title or "").split())
     text = _NUMBERING.sub("", text).strip(" -:*#\"'`")
     if len(text) > max_len:
         text = text[:max_len].rsplit(" ", 1)[0]
-    return text
+    return _YEAR_TAG.sub("", text).strip(" -:")
 
 
 def sanitize_entries(raw: list, n: int, *, topic: str, taken: set[str] | None = None) -> list[dict]:

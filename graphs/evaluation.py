@@ -55,15 +55,7 @@ class EmbeddingMemo:
 def embedding_memo(settings: Settings) -> EmbeddingMemo:
     from ..retrieval.embeddings import get_embedder
 
-    return EmbeddingMemo(get_embedder(evaluation_embedding_settings(settings)).encode)
-
-
-def evaluation_embedding_settings(settings: Settings) -> Settings:
-    """Settings whose embedding model is the evaluation encoder (``evaluation.embedding_model``)."""
-    if settings.embedding.model == settings.evaluation.embedding_model:
-        return settings
-    embedding = settings.embedding.model_copy(update={"model": settings.evaluation.embedding_model})
-    return settings.model_copy(update={"embedding": embedding})
+    return EmbeddingMemo(get_embedder(settings.with_embedding_model(settings.evaluation.embedding_model)).encode)
 
 
 def strip_numbering(title: str) -> str:

@@ -162,7 +162,7 @@ class OutlineStore:
     def __init__(self, settings: Settings):
         from .store import chroma_client
 
-        self.settings = settings
+        self.settings = settings.with_embedding_model(settings.store.outline_embedding_model)
         self._client = chroma_client(settings)
         self._name = settings.store.outline_collection
         self._collection = None

@@ -126,3 +126,13 @@ def test_looping_or_question_list_text_is_not_prose():
     assert looks_like_prose("Dense retrievers embed queries and passages into one space. " * 1
                             + "Sparse methods match terms, and hybrids fuse both rankings for robustness.", 15)
     assert clean_generated('Text <paper id="6"> more </paper> end') == "Text  more  end"
+
+
+def test_clean_heading_drops_copied_year_tags():
+    from surveygraph.agents.outline_fallback import clean_heading
+
+    assert clean_heading("Retrieval-Augmented Generation Evaluation in the Era of LLMs (2") == (
+        "Retrieval-Augmented Generation Evaluation in the Era of LLMs")
+    assert clean_heading("Efficient Inference (2026)") == "Efficient Inference"
+    assert clean_heading("2.1 Naive RAG") == "Naive RAG"
+    assert clean_heading("Graph (GNN) methods") == "Graph (GNN) methods"
