@@ -25,11 +25,15 @@ def _split(value: str | None, allowed: tuple[str, ...] | None = None, what: str 
     return items
 
 
-def _settings(ctx: typer.Context, tau, lam, sim_mode, rescale):
+def _settings(ctx: typer.Context, tau, lam, sim_mode, rescale, judge_llm=None):
     if tau is not None and not 0.0 <= tau < 1.0:
         raise UserError("--tau must be in [0, 1)")
     return get_settings(ctx, **{"evaluation.tau": tau, "evaluation.lam": lam,
-                                "evaluation.sim_mode": sim_mode, "evaluation.rescale_maxsim": rescale})
+                                "evaluation.sim_mode": sim_mode, "evaluation.rescale_maxsim": rescale,
+                                "llm.judge": judge_llm})
+
+
+JUDGE_LLM_HELP = "Judge model: local, gguf:PATH or provider:model (default: settings llm.judge, else llm.default)."
 
 
 def _print_judge_estimate(n_surveys: int, judges: list[str], settings) -> None:
@@ -50,6 +54,7 @@ def evaluate_command(
     bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set (.json/.jsonl/.bib/.md) for SAM-R coverage."),
     metrics: Optional[str] = typer.Option(None, "--metrics", help=f"Comma list of metric families: {','.join(METRIC_FAMILIES)} (default: every family whose inputs are given)."),
     judges: Optional[str] = typer.Option(None, "--judges", help="Comma list of LLM judges (sam, sgsim, surveylens, checklist)."),
+    judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
     fmt: str = typer.Option("json", "--format", help="Report format: json, md or html."),
     out_file: Optional[Path] = typer.Option(None, "--out", help="Write the report here instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --out file."),
@@ -79,7 +84,7 @@ def evaluate_command(
             raise UserError(f"{label} not found: {path}")
     if out_file is not None and out_file.exists() and not force:
         raise UserError(f"{out_file} exists; pass --force to overwrite it")
-    settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim)
+    settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim, judge_llm)
     if judge_names:
         _print_judge_estimate(1 + (human is not None), judge_names, settings)
     survey = parse_survey(draft)
@@ -112,6 +117,7 @@ def leaderboard_command(
     topics: Optional[str] = typer.Option(None, "--topics", help="Comma list of topics (file stems; default: all shared)."),
     metrics: Optional[str] = typer.Option(None, "--metrics", help=f"Comma list of metric families: {','.join(METRIC_FAMILIES)}."),
     judges: Optional[str] = typer.Option(None, "--judges", help="Comma list of LLM judges (costly: an estimate is printed first)."),
+    judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty --out folder."),
     tau: Optional[float] = typer.Option(None, "--tau", help="Alignment threshold τ (default 0.95)."),
     lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1."),
@@ -132,7 +138,7 @@ def leaderboard_command(
         raise UserError(f"{out_dir} is not empty; pass --force to write into it")
     inputs = discover(root, human_dir, systems=_split(systems), topics=_split(topics),
                       bench_refs_dir=bench_refs_dir)
-    settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim)
+    settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim, judge_llm)
     judge_names = _split(judges) or []
     n_surveys = len(inputs.system_files)
     console.print(f"{len(inputs.systems)} systems ({', '.join(inputs.systems)}) × {len(inputs.topics)} topics: "

@@ -108,3 +108,17 @@ def test_leaderboard_user_errors(shared_data, tmp_home, tmp_path, monkeypatch, c
     code, err = _run_main(monkeypatch, capsys, "leaderboard", str(weaidb), "--human-dir", human, "--out", out,
                           "--metrics", "coverage")
     assert code == 2 and "--bench-refs-dir" in err
+
+
+def test_evaluate_judge_llm_flag_reaches_the_judge(tmp_home, tmp_path):
+    from typer.testing import CliRunner
+
+    from surveygraph.cli import app
+    from surveygraph.errors import UserError
+
+    draft = tmp_path / "tiny.md"
+    draft.write_text("# T\n\n## Intro\n\nText [1].\n\n## References\n\n[1] A paper title\n")
+    result = CliRunner().invoke(app, ["evaluate", str(draft), "--judges", "sam",
+                                      "--judge-llm", "nosuchprovider:model"])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, UserError) and "nosuchprovider" in str(result.exception)
