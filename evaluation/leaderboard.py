@@ -200,7 +200,7 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
                         config={"tau": settings.evaluation.tau, "lam": settings.evaluation.lam,
                                 "sim_mode": settings.evaluation.sim_mode,
                                 "rescale_maxsim": settings.evaluation.rescale_maxsim,
-                                "embedding": settings.embedding.model, "judges": list(judge_names)})
+                                "embedding": settings.evaluation.embedding_model, "judges": list(judge_names)})
     ranks = board.mean_ranks()
     board.ranking = sorted(inputs.systems, key=lambda s: (-_or_neg_inf(-ranks[s]), s))
     return board
