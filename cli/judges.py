@@ -1,4 +1,4 @@
-"""CLI commands for the LLM judges: arena, meta-eval, rubrics build/weights, checklist generate/score."""
+"""CLI commands for the LLM judges: arena, meta-eval, rubrics build/preferences/weights, checklist generate/score."""
 
 from __future__ import annotations
 
@@ -188,6 +188,68 @@ def rubrics_weights(
         out.print(f"{comp} ({learned['weights_pairs'][comp]} pairs): " +
                   ", ".join(f"{a} {v:.3f}" for a, v in w.items()))
     out.print(f"wrote {out_path}")
+
+
+@rubrics_app.command("preferences")
+def rubrics_preferences(
+    ctx: typer.Context,
+    root: Path = typer.Argument(..., help="Folder with one sub-folder of <topic>.md surveys per system."),
+    component: str = typer.Option(..., "--component", help="outline, content or reference."),
+    human_dir: Optional[Path] = typer.Option(None, "--human-dir", help="Human surveys <topic>.md (player 'human')."),
+    systems: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system folders."),
+    topics: Optional[str] = typer.Option(None, "--topics", help="Comma-separated topics (file stems)."),
+    discipline: str = typer.Option("cs", "--discipline", help="Discipline (prompt category, default rubric)."),
+    rubric_path: Optional[Path] = typer.Option(None, "--rubric", help="Rubric JSON for the aspect scores (default: newest <discipline>.v<N>.json)."),
+    out_path: Optional[Path] = typer.Option(None, "--out", help="Preferences JSONL to write (new file; default <home>/preferences/<component>-<time>.jsonl)."),
+    log: Optional[Path] = typer.Option(None, "--log", help="Judgment log JSONL (default <home>/judgments/preferences.jsonl; resume)."),
+    judge_model: Optional[str] = typer.Option(None, "--judge", "--judge-llm", help="Judge model (default llm.judge or llm.default)."),
+) -> None:
+    """LLM-proxy preferences for `rubrics weights`: every pair of surveys on a topic, both A/B orders."""
+    from ..evaluation import arena as A
+    from ..evaluation.judges import preferences as P
+    from ..evaluation.judges import surveylens as SL
+    from ..evaluation.parsers import parse_survey
+
+    if component not in SL.COMPONENTS:
+        raise UserError(f"--component must be one of {', '.join(SL.COMPONENTS)}, not {component!r}")
+    if out_path is not None and out_path.exists():
+        raise UserError(f"{out_path} exists; choose a new file")
+    rubric = SL.load_rubric(discipline, path=rubric_path)
+    drafts = A.discover_drafts(root, human_dir, _split(topics), _split(systems))
+    surveys = {t: {p: parse_survey(path, system=p, topic=t) for p, path in players.items()}
+               for t, players in drafts.items()}
+    settings, judge = _judge(ctx, log, "preferences", judge_model)
+    target = out_path or settings.home / "preferences" / f"{component}-{datetime.now():%Y%m%d-%H%M%S}.jsonl"
+    if target.exists():
+        raise UserError(f"{target} exists; choose a new file")
+    calls = P.count_calls(surveys, judge.runs)
+    total = calls["scoring"] + calls["preferences"]
+    _show_cost(total, total * (judge.budget + 600), calls["scoring"] * 300 + calls["preferences"] * 40,
+               judge.model_spec)
+    console.print(f"{len(surveys)} topics, {calls['surveys']} surveys: {calls['scoring']} aspect-scoring calls "
+                  f"+ {calls['preferences']} preference calls (each pair in both orders); "
+                  f"rubric: {(rubric or {}).get('path', 'none (universal aspects only)')}; log: {judge.log.path}")
+    bar, tick = _progress(calls["surveys"] + calls["preferences"], f"{component} preferences")
+    with bar:
+        scores = P.score_aspects(surveys, component=component, judge=judge, rubric=rubric,
+                                 discipline=discipline, progress=tick)
+        judgments = P.judge_pairs(surveys, component=component, judge=judge, discipline=discipline,
+                                  only=set(scores), progress=tick)
+    rows = P.preference_rows(judgments, component, scores, judge.model_spec)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("x", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    s = P.summarize(judgments)
+    unscored = calls["surveys"] - len(scores)
+    out.print(f"{len(rows)} preference rows from {s['calls']} verdicts: {s['decisive']} decisive, "
+              f"{s['ties']} ties (dropped), {s['failed']} failed"
+              + (f"; {unscored} surveys without complete aspect scores left out" if unscored else ""))
+    if s["pairs_both_decisive"]:
+        out.print(f"  same winner in both orders: {s['pairs_consistent']}/{s['pairs_both_decisive']} pairs; "
+                  f"position A chosen in {s['position_a_share']:.0%} of decisive verdicts")
+    if not rows:
+        console.print("[yellow]no preference rows: `rubrics weights` would keep equal weights[/]")
+    out.print(f"wrote {target}")
 
 
 @checklist_app.command("generate")

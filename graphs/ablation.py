@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from ..agents.exporter import new_run_dir
 from ..errors import UserError
-from ..models import normalize_arxiv_id, normalize_title
+from ..evaluation.coverage import input_coverage, load_bench_refs
+from ..models import Paper, Reference
 from ..settings import Settings
 from .runner import RunResult, UpdateCallback, start_run
 
@@ -44,38 +43,6 @@ def variant_settings(settings: Settings, variant: str) -> Settings:
     return settings.model_copy(update={"generation": generation})
 
 
-@dataclass
-class BenchSet:
-    """A benchmark reference set (SurveyBench ref_bench JSON: arXiv id -> {arxivId, title})."""
-
-    arxiv_ids: set[str] = field(default_factory=set)
-    titles: set[str] = field(default_factory=set)
-
-    @classmethod
-    def load(cls, path: Path) -> "BenchSet":
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"cannot read bench refs {path}: {exc}") from exc
-        bench = cls()
-        items = data.items() if isinstance(data, dict) else ((None, d) for d in data)
-        for key, value in items:
-            record = value if isinstance(value, dict) else {"title": value}
-            arxiv = normalize_arxiv_id(record.get("arxivId") or record.get("arxiv_id") or key)
-            if arxiv:
-                bench.arxiv_ids.add(arxiv)
-            if record.get("title"):
-                bench.titles.add(normalize_title(record["title"]))
-        return bench
-
-    def contains(self, paper: dict) -> bool:
-        """Match by arXiv id first, then by normalised title."""
-        arxiv = normalize_arxiv_id(paper.get("arxiv_id"))
-        if arxiv and arxiv in self.arxiv_ids:
-            return True
-        return normalize_title(paper.get("title", "")) in self.titles
-
-
 def retrieved_ids(state: dict) -> list[str]:
     seen: dict[str, None] = {}
     for reading in (state.get("readings") or {}).values():
@@ -83,7 +50,8 @@ def retrieved_ids(state: dict) -> list[str]:
     return list(seen)
 
 
-def variant_row(variant: str, result: RunResult, bench: BenchSet | None, tokens: dict) -> dict:
+def variant_row(variant: str, result: RunResult, bench: list[Reference] | None, tokens: dict,
+                *, fuzzy: int = 92) -> dict:
     state = result.state
     papers = state.get("papers") or {}
     retrieved = retrieved_ids(state)
@@ -91,13 +59,20 @@ def variant_row(variant: str, result: RunResult, bench: BenchSet | None, tokens:
         "variant": variant, "run_id": result.run_id, "papers_retrieved": len(retrieved),
         "input_coverage": None, "citations": len((state.get("survey") or {}).get("references", [])),
         "dropped_citations": (state.get("integrity") or {}).get("dropped_total", 0),
+        # Calls answered from the LLM response cache (a variant repeating an earlier variant's
+        # prompt) cost no tokens: the cached_calls column says how many there were.
+        "llm_calls": tokens.get("total", {}).get("calls", 0),
+        "cached_calls": tokens.get("total", {}).get("cached_calls", 0),
         "tokens_in": tokens.get("total", {}).get("input_tokens", 0),
         "tokens_out": tokens.get("total", {}).get("output_tokens", 0),
         "seconds": round(sum((state.get("timings") or {}).values()), 1),
         "fallbacks": len(state.get("fallbacks") or []), "failures": len(state.get("failures") or []),
     }
     if bench is not None and retrieved:
-        row["input_coverage"] = round(sum(bench.contains(papers[p]) for p in retrieved if p in papers) / len(retrieved), 4)
+        # The same matching as SAM-R (arXiv id, normalised title, then fuzzy title) so this column
+        # and the self-evaluation's input_coverage agree.
+        chosen = [Paper.model_validate(papers[p]) for p in retrieved if p in papers]
+        row["input_coverage"] = round(input_coverage(chosen, bench, fuzzy=fuzzy)["coverage"], 4)
     for metric in (state.get("evaluation") or {}).get("metrics", []):
         if isinstance(metric.get("value"), (int, float)):
             row[f"eval:{metric['name']}"] = round(float(metric["value"]), 4)
@@ -129,7 +104,7 @@ def run_ablation(topic: str, variants: list[str], settings: Settings, *,
                  on_variant: Callable[[str], None] | None = None,
                  on_update: UpdateCallback | None = None) -> tuple[Path, list[dict]]:
     """Run every variant into ``<out>/ablation-<slug>-<ts>/`` and write the tables there."""
-    bench = BenchSet.load(bench_refs) if bench_refs else None
+    bench = load_bench_refs(Path(bench_refs)) if bench_refs else None
     root = new_run_dir(Path(out_dir or settings.runs_dir), f"ablation {topic}")
     rows = []
     for variant in variants:
@@ -137,6 +112,7 @@ def run_ablation(topic: str, variants: list[str], settings: Settings, *,
             on_variant(variant)
         deps = make_deps(variant_settings(settings, variant))
         result = start_run(topic, deps, runs_dir=root / variant, on_update=on_update)
-        rows.append(variant_row(variant, result, bench, deps.clients.meter.to_dict()))
+        rows.append(variant_row(variant, result, bench, deps.clients.meter.to_dict(),
+                                fuzzy=settings.evaluation.ref_match_fuzzy))
         write_tables(rows, root, topic)  # after each variant, so a stopped ablation keeps its rows
     return root, rows

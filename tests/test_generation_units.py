@@ -8,7 +8,7 @@ from surveygraph.agents.text import (
     resolve_local_citations,
 )
 from surveygraph.agents.writer import writer_prompt
-from surveygraph.graphs.ablation import BenchSet, parse_variants
+from surveygraph.graphs.ablation import parse_variants
 from surveygraph.prompts import render_prompt
 
 import json
@@ -90,17 +90,24 @@ def test_prompt_templates_render_with_task_lines():
     assert text.startswith("TASK: write the abstract")
 
 
-def test_variants_and_bench_set(tmp_path):
+def test_variants_and_input_coverage_row(tmp_path):
+    from surveygraph.evaluation.coverage import load_bench_refs
+    from surveygraph.graphs.ablation import variant_row
+    from surveygraph.graphs.runner import RunResult
+
     assert parse_variants("full, no-tre,full") == ["full", "no-tre"]
     with pytest.raises(UserError):
         parse_variants("full,bogus")
     path = tmp_path / "bench.json"
     path.write_text(json.dumps({"2501.00001": {"arxivId": "2501.00001", "title": "Alpha Paper"},
                                 "x": {"title": "Beta: A Study"}}))
-    bench = BenchSet.load(path)
-    assert bench.contains({"arxiv_id": "2501.00001v2", "title": "other"})
-    assert bench.contains({"title": "beta a study"})
-    assert not bench.contains({"arxiv_id": "2501.99999", "title": "Gamma"})
+    papers = {"arxiv:2501.00001": {"arxiv_id": "2501.00001", "title": "other"},  # id match
+              "title:b": {"title": "beta a study"},  # normalised-title match
+              "arxiv:2501.99999": {"arxiv_id": "2501.99999", "title": "Gamma"}}  # no match
+    state = {"readings": {"1.1": {"paper_ids": list(papers)}}, "papers": papers}
+    row = variant_row("full", RunResult(run_id="r", run_dir=tmp_path, state=state),
+                      load_bench_refs(path), {})
+    assert row["papers_retrieved"] == 3 and row["input_coverage"] == round(2 / 3, 4)
 
 
 def test_unusable_draft_becomes_extractive_summary_with_right_citations():
