@@ -175,12 +175,9 @@ def rubrics_weights(
     if out_path.exists():
         raise UserError(f"{out_path} exists; choose a new file")
     rubric = SL.load_rubric("", path=rubric_path)
-    if not prefs.is_file():
-        raise UserError(f"preferences file not found: {prefs}")
-    try:
-        rows = [json.loads(l) for l in prefs.read_text(encoding="utf-8").splitlines() if l.strip()]
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{prefs} is not JSONL: {exc.msg}") from exc
+    from ..evaluation.jsonl import read_jsonl
+
+    rows = [row for _, row in read_jsonl(prefs, "preferences")]
     rubric.pop("path", None)
     learned = SL.learn_weights(rubric, rows, alpha=alpha)
     out_path.write_text(json.dumps(learned, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

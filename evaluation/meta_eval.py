@@ -25,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import UserError
+from .jsonl import read_jsonl
 from .bradley_terry import bt_elo_ratings
 
 Scores = dict[tuple[str, str], float]
@@ -32,16 +33,8 @@ CHOICES = {"a", "b", "tie"}
 
 
 def load_labels(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise UserError(f"labels file not found: {path}")
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+    for n, row in read_jsonl(path, "labels"):
         missing = [k for k in ("topic", "system_a", "system_b", "choice") if k not in row]
         if missing:
             raise UserError(f"{path}:{n}: missing {', '.join(missing)}")

@@ -254,3 +254,23 @@ def failed_result(name: str, exc: BaseException, family: str = "rubric"):
 
     reason = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
     return MetricResult(name=name, family=family, value=None, rationale=f"judge failed: {reason}")
+
+
+def scored_runs(name: str, judge: "Judge", node: str, prompt: str, schema: type, *,
+                scale: str, rubric: str):
+    """One rubric score averaged over the judge's runs (``schema`` has ``score`` and ``notes``);
+    a failed judgment becomes value None with the reason."""
+    from ...models import MetricResult
+
+    try:
+        verdicts = judge.ask_runs(node, prompt, schema)
+    except structured_error_types() as exc:
+        return failed_result(name, exc)
+    scores = [float(v.score) for v in verdicts]
+    notes = [v.notes for v in verdicts]
+    top = scale.split("-")[1]
+    return MetricResult(
+        name=name, family="rubric", value=mean(scores),
+        rationale=rationale_of(notes, f"{mean(scores):.1f}/{top} on the {rubric} {name} rubric"),
+        details={"scale": scale, "runs": scores, "notes": notes},
+    )

@@ -18,6 +18,7 @@ from rank_bm25 import BM25Okapi
 
 from ...errors import UserError
 from ...models import MetricResult, Survey, SurveySection, normalize_title
+from ..jsonl import read_jsonl
 from .base import (
     Judge, approx_tokens, render_prompt, structured_error_types, trim_text,
 )
@@ -32,17 +33,9 @@ SKIP_SECTIONS = re.compile(r"reference|bibliograph|appendix|acknowledg|abstract|
 # --- task files ---------------------------------------------------------------------------------
 def load_tasks(path: Path) -> list[dict]:
     """Tasks in DeepSynth-Eval's ``example_tasks.jsonl`` format (group → sub_groups → requirements)."""
-    if not Path(path).is_file():
-        raise UserError(f"checklist task file not found: {path}")
     tasks = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            task = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-        if not isinstance(task, dict) or not isinstance(task.get("checklist"), list):
+    for n, task in read_jsonl(path, "checklist task"):
+        if not isinstance(task.get("checklist"), list):
             raise UserError(f"{path}:{n}: a task needs a 'checklist' list of groups")
         for g in task["checklist"]:
             if not isinstance(g.get("sub_groups"), list):

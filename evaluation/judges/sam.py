@@ -5,24 +5,14 @@ prompts/judge_sam_c.txt (the A.9 rubrics, see specs/sgsimeval.md §8)."""
 from __future__ import annotations
 
 from ...models import MetricResult, Survey
-from .base import Judge, failed_result, mean, rationale_of, outline_text, render_prompt, structured_error_types, trim_sections
+from .base import Judge, mean, outline_text, render_prompt, scored_runs, trim_sections
 from .verdicts import Score100
 
 SAM_C_DIMENSIONS = ("structure", "relevance", "coverage")
 
 
 def _score_runs(name: str, judge: Judge, node: str, prompt: str) -> MetricResult:
-    try:
-        verdicts = judge.ask_runs(node, prompt, Score100)
-    except structured_error_types() as exc:
-        return failed_result(name, exc)
-    scores = [float(v.score) for v in verdicts]
-    return MetricResult(
-        name=name, family="rubric", value=mean(scores),
-        rationale=rationale_of([v.notes for v in verdicts],
-                               f"{mean(scores):.1f}/100 on the SurveyForge {name} rubric"),
-        details={"scale": "0-100", "runs": scores, "notes": [v.notes for v in verdicts]},
-    )
+    return scored_runs(name, judge, node, prompt, Score100, scale="0-100", rubric="SurveyForge")
 
 
 def sam_o_prompt(survey: Survey, topic: str, budget: int) -> str:

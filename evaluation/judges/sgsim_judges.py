@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...models import MetricResult, Survey
 from .base import (
     Judge, failed_result, is_local_model, rationale_of, mean, outline_text, reference_lines, render_prompt,
-    structured_error_types, trim_lines, trim_sections, trim_text,
+    scored_runs, structured_error_types, trim_lines, trim_sections, trim_text,
 )
 from .verdicts import ContentScores, HierarchyVerdict, Likert, SupportCount
 
@@ -107,15 +107,7 @@ def judge_hierarchy(survey: Survey, topic: str, judge: Judge) -> MetricResult:
 
 # --- scalar rubric scores ---------------------------------------------------------------------
 def _likert(name: str, judge: Judge, node: str, prompt: str) -> MetricResult:
-    try:
-        verdicts = judge.ask_runs(node, prompt, Likert)
-    except structured_error_types() as exc:
-        return failed_result(name, exc)
-    scores = [float(v.score) for v in verdicts]
-    return MetricResult(name=name, family="rubric", value=mean(scores),
-                        rationale=rationale_of([v.notes for v in verdicts],
-                                               f"{mean(scores):.1f}/5 on the SGSimEval {name} rubric"),
-                        details={"scale": "1-5", "runs": scores})
+    return scored_runs(name, judge, node, prompt, Likert, scale="1-5", rubric="SGSimEval")
 
 
 def judge_content(survey: Survey, topic: str, judge: Judge) -> list[MetricResult]:
