@@ -120,6 +120,11 @@ class EvaluationSettings(BaseModel):
     # Tokens of survey text per judge prompt; None = 2,000 for the local model (fits its context
     # and keeps a call to seconds on a laptop CPU), 24,000 for API judges.
     judge_input_tokens: int | None = Field(None, ge=256)
+    # How a checklist is built from a human survey when no task is given: "llm" (the judge writes
+    # every group), "extractive" (no model: taxonomy categories, tables, named methods per
+    # subsection) or "auto" (the judge writes each group; an unusable or ungrounded one is
+    # replaced by the extractive group).
+    checklist_construction: Literal["auto", "llm", "extractive"] = "auto"
 
 
 class Settings(BaseSettings):

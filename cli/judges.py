@@ -257,24 +257,37 @@ def checklist_generate(
     topic: Optional[str] = typer.Option(None, "--topic", help="Topic (default: the file name)."),
     general_groups: int = typer.Option(4, "--general-groups", min=1),
     constraint_groups: int = typer.Option(1, "--constraint-groups", min=0),
+    construction: Optional[str] = typer.Option(
+        None, "--construction",
+        help="auto (judge writes groups, extractive fallback), llm, or extractive (no model). "
+             "Default: evaluation.checklist_construction."),
     log: Optional[Path] = typer.Option(None, "--log"),
     judge_model: Optional[str] = typer.Option(None, "--judge"),
 ) -> None:
     """Generate a checklist task (general + constraint groups) from a human survey."""
-    from ..evaluation.judges.checklist import generate_task, write_tasks
+    from ..evaluation.judges.checklist import write_tasks
+    from ..evaluation.judges.checklist_build import CONSTRUCTION_MODES, generate_task
     from ..evaluation.parsers import parse_survey
 
     if out_path.exists():
         raise UserError(f"{out_path} exists; choose a new file")
+    if not human.is_file():
+        raise UserError(f"human survey not found: {human}")
+    settings = get_settings(ctx, **{"llm.judge": judge_model})
+    mode = construction or settings.evaluation.checklist_construction
+    if mode not in CONSTRUCTION_MODES:
+        raise UserError(f"--construction must be one of {', '.join(CONSTRUCTION_MODES)}, not {mode!r}")
     survey = parse_survey(human, topic=topic or human.stem)
-    settings, judge = _judge(ctx, log, "checklist", judge_model)
+    judge = None if mode == "extractive" else _judge(ctx, log, "checklist", judge_model)[1]
     bar, tick = _progress(general_groups + constraint_groups, "generating groups")
     with bar:
-        task = generate_task(survey, topic or human.stem, judge, max_general=general_groups,
-                             max_constraint=constraint_groups, progress=tick)
+        task = generate_task(survey, topic or human.stem, judge, construction=mode,
+                             max_general=general_groups, max_constraint=constraint_groups, progress=tick)
     write_tasks([task], out_path)
     n_items = sum(len(sg["requirements"]) for g in task["checklist"] for sg in g["sub_groups"])
-    out.print(f"wrote {out_path}: {len(task['checklist'])} groups, {n_items} requirements")
+    built = task["construction"]
+    out.print(f"wrote {out_path}: {len(task['checklist'])} groups ({built['llm_groups']} written by the judge, "
+              f"{built['extractive_groups']} extracted), {n_items} requirements")
 
 
 @checklist_app.command("score")

@@ -128,12 +128,14 @@ def test_trimming_keeps_every_heading_within_budget():
 def test_rationale_falls_back_to_what_the_number_means():
     from surveygraph.evaluation.judges.base import rationale_of
 
-    assert rationale_of(["", " "], "4.0/5 on the rubric") == "4.0/5 on the rubric (the judge gave no note)"
+    assert rationale_of(["", " "], "4.0/5 on the rubric") == "4.0/5 on the rubric (the judge gave no usable note)"
     assert rationale_of(["", "clear outline"], "x") == "clear outline"
+    assert rationale_of(["1", "10 points"], "35.0/100 on the SAM-C rubric") == \
+        "35.0/100 on the SAM-C rubric (the judge gave no usable note: '1')"
 
 
 def test_generated_placeholders_are_dropped():
-    from surveygraph.evaluation.judges.checklist import GeneratedGroup, _group_dict
+    from surveygraph.evaluation.judges.checklist_build import GeneratedGroup, _group_dict
 
     copied = GeneratedGroup.model_validate({"group_name": "...", "sub_groups": [
         {"sub_group_name": "...", "requirements": ["The article should ...", "..."]}]})

@@ -57,11 +57,13 @@ def responder(prompt: str) -> str:
                                        for i, a in enumerate(names)]})
     if "building an evaluation checklist" in prompt:
         return json.dumps({"group_name": "Methods", "sub_groups": [
-            {"sub_group_name": "Dense", "requirements": ["The article should mention dense retrieval.",
-                                                         "The article should mention BM25."]}]})
+            {"sub_group_name": "Dense", "requirements": ["The article should mention dense retrieval methods.",
+                                                         "The article should describe sparse retrieval."]}]})
     if "building a structure checklist" in prompt:
         return json.dumps({"group_name": "Taxonomy", "detailed_prompt": "Survey the methods by categorizing them.",
-                           "sub_groups": [{"sub_group_name": "Dense", "requirements": ["List dense retrieval methods."]}]})
+                           "sub_groups": [{"sub_group_name": "Dense", "requirements": [
+                               "Dense retrieval should be presented as a category.",
+                               "Sparse retrieval should be presented as a category."]}]})
     if "Assess whether the provided survey content meets" in prompt:
         n = int(re.search(r"exactly (\d+) labels", prompt).group(1))
         return json.dumps({"labels": (["mentioned_correct", "mentioned_incorrect", "not_mentioned"] * n)[:n]})
@@ -120,10 +122,12 @@ def test_run_judges_scores_everything_with_rationales(tmp_home, scripted):
     assert "equal" in by_name["surveylens.outline"].details["weights_source"]
     assert by_name["surveylens.overall"].family == "rubric"
     assert by_name["checklist.s_all"].family == "checklist"
-    # generated task: general groups for "Methods" and "Future Directions" (2 items each, judged
-    # correct/incorrect) + the "Methods" taxonomy group (1 item, correct): 3 / (3 + 2)
+    # generated task: the judge's "Methods" group (2 grounded items, judged correct/incorrect), the
+    # judge's group for "Future Directions" is not grounded in that section, so the extractive one
+    # replaces it (1 item: correct), and the "Methods" taxonomy group (2 items): 3 / (3 + 2)
     assert by_name["checklist.precision"].value == pytest.approx(60.0)
-    assert len(by_name["checklist.s_all"].details["groups"]) == 3
+    groups = by_name["checklist.s_all"].details["groups"]
+    assert len(groups) == 3 and sum(g["strict"] for g in groups) == 1
 
 
 def test_log_resumes_and_runs_are_distinct(tmp_home, scripted):

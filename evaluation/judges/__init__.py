@@ -71,7 +71,8 @@ def run_judges(survey: Survey, *, human: Survey | None, topic: str, names: list[
 def _run_checklist(survey: Survey, human: Survey | None, topic: str, judge: Judge,
                    task: dict | None, floor_at_zero: bool) -> list[MetricResult]:
     from .base import structured_error_types
-    from .checklist import checklist_results, generate_task, score_task
+    from .checklist import checklist_results, score_task
+    from .checklist_build import generate_task
 
     names = ("checklist.s_all", "checklist.s_gen", "checklist.s_con", "checklist.precision")
     if task is None:
@@ -80,7 +81,8 @@ def _run_checklist(survey: Survey, human: Survey | None, topic: str, judge: Judg
                                  rationale="needs a checklist task (--checklist) or a human survey to generate one")
                     for n in names]
         try:
-            task = generate_task(human, topic, judge)
+            task = generate_task(human, topic, judge,
+                                 construction=judge.settings.evaluation.checklist_construction)
         except (UserError, *structured_error_types()) as exc:
             return [MetricResult(name=n, family="checklist", value=None,
                                  rationale=f"checklist generation failed: {exc}") for n in names]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,11 +233,21 @@ def structured_error_types() -> tuple[type[BaseException], ...]:
     return (StructuredOutputError, ValueError)
 
 
+def usable_note(note: str) -> bool:
+    """A note that says something: at least two words with letters (the 270M model writes "1",
+    "10 points" or copies a heading number)."""
+    return len(re.findall(r"[A-Za-z]{2,}", note or "")) >= 2
+
+
 def rationale_of(notes: Sequence[str], fallback: str) -> str:
-    """The judge's first non-empty note; small local models often leave notes empty, and then
-    the rationale says what the number means instead of pretending there was a reason."""
-    note = next((n.strip() for n in notes if n and n.strip()), "")
-    return note or f"{fallback} (the judge gave no note)"
+    """The judge's first usable note; small local models often leave notes empty or write a bare
+    number, and then the rationale says what the score means and quotes what the judge wrote,
+    instead of passing the number off as a reason."""
+    note = next((n.strip() for n in notes if usable_note(n)), "")
+    if note:
+        return note
+    raw = next((n.strip() for n in notes if n and n.strip()), "")
+    return f"{fallback} (the judge gave no usable note{f': {raw[:40]!r}' if raw else ''})"
 
 
 def mean(values: Sequence[float]) -> float | None:

@@ -13,11 +13,10 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from pydantic import BaseModel, Field
 from rank_bm25 import BM25Okapi
 
 from ...errors import UserError
-from ...models import MetricResult, Survey, SurveySection, normalize_title
+from ...models import MetricResult, SurveySection, normalize_title
 from ..jsonl import read_jsonl
 from .base import (
     Judge, approx_tokens, render_prompt, structured_error_types, trim_text,
@@ -26,8 +25,6 @@ from .verdicts import ChecklistVerdict
 
 LABELS = ("mentioned_correct", "not_mentioned", "mentioned_incorrect")
 LABEL_RETRIES = 3
-SKIP_SECTIONS = re.compile(r"reference|bibliograph|appendix|acknowledg|abstract|conclusion|introduction",
-                           re.I)
 
 
 # --- task files ---------------------------------------------------------------------------------
@@ -87,6 +84,12 @@ def task_scores(task: dict, floor_at_zero: bool = False) -> tuple[dict[str, floa
     return {k: (v[0] / v[1] if v[1] else None) for k, v in acc.items()}, counts
 
 
+def precision_pct(correct: int, incorrect: int) -> float:
+    """Eq. 7 ×100. With no mentioned item it is 0/0; like scikit-learn's ``zero_division=0`` we
+    report 0 (a survey that mentions nothing has no correct content) and flag it as undefined."""
+    return 100.0 * correct / (correct + incorrect) if correct + incorrect else 0.0
+
+
 def benchmark_scores(tasks: list[dict], floor_at_zero: bool = False) -> dict:
     """Overall = mean S_all over all tasks; General/Constraint over tasks that have such groups;
     precision pooled (micro) over all items; all ×100."""
@@ -100,7 +103,7 @@ def benchmark_scores(tasks: list[dict], floor_at_zero: bool = False) -> dict:
     items = c + i + n
     return {
         "overall": avg("all"), "general": avg("gen"), "constraint": avg("con"),
-        "precision": 100.0 * c / (c + i) if (c + i) else None,
+        "precision": precision_pct(c, i), "precision_defined": bool(c + i),
         "correct_pct": 100.0 * c / items if items else None,
         "incorrect_pct": 100.0 * i / items if items else None,
         "not_mentioned_pct": 100.0 * n / items if items else None,
@@ -186,7 +189,7 @@ def score_task(task: dict, judge: Judge, report: str | None = None,
 
 def checklist_results(scored: dict, floor_at_zero: bool = False) -> list[MetricResult]:
     scores, cnt = task_scores(scored, floor_at_zero)
-    precision = 100.0 * cnt["c"] / (cnt["c"] + cnt["i"]) if cnt["c"] + cnt["i"] else None
+    precision = precision_pct(cnt["c"], cnt["i"])
     detail = {"correct": cnt["c"], "incorrect": cnt["i"], "not_mentioned": cnt["n"],
               "floor_at_zero": floor_at_zero, "task_id": scored.get("task_id"),
               "groups": [{"group": g["group_name"], "strict": bool(g.get("strict")),
@@ -199,132 +202,10 @@ def checklist_results(scored: dict, floor_at_zero: bool = False) -> list[MetricR
                                 value=None if v is None else round(100.0 * v, 4),
                                 rationale=why if v is not None else f"the task has no {'constraint' if key == 'con' else 'general'} groups",
                                 details=detail if key == "all" else {}))
-    out.append(MetricResult(name="checklist.precision", family="checklist", value=precision,
-                            rationale=why if precision is not None else "no item was mentioned"))
+    out.append(MetricResult(
+        name="checklist.precision", family="checklist", value=precision,
+        rationale=why if cnt["c"] + cnt["i"] else
+        f"{why}: precision 0/0 (nothing mentioned, so nothing correct) is reported as 0, "
+        "scikit-learn's zero_division convention",
+        details={"defined": bool(cnt["c"] + cnt["i"])}))
     return out
-
-
-# --- generation from a human survey ---------------------------------------------------------------
-# Small caps on purpose: llama.cpp refuses JSON-schema grammars whose nested repetitions grow
-# too large (lists of lists of long strings), which would break generation with the local model.
-class GeneratedSubGroup(BaseModel):
-    sub_group_name: str = Field(max_length=80)
-    requirements: list[str] = Field(max_length=5)
-
-
-class GeneratedGroup(BaseModel):
-    group_name: str = Field(max_length=120)
-    sub_groups: list[GeneratedSubGroup] = Field(max_length=6)
-
-
-class GeneratedConstraintGroup(BaseModel):
-    group_name: str = Field(max_length=120)
-    detailed_prompt: str = Field(min_length=10, max_length=400)  # required: q_con
-    sub_groups: list[GeneratedSubGroup] = Field(max_length=6)
-
-
-def top_sections(human: Survey) -> list[tuple[str, str]]:
-    """(heading, text of the section and its subsections) for each top-level section."""
-    out: list[tuple[str, list[str]]] = []
-    top = min((s.level for s in human.sections), default=1)
-    for s in human.sections:
-        if s.level == top or not out:
-            out.append((s.heading, [s.text]))
-        else:
-            out[-1][1].append(f"{s.heading}\n{s.text}")
-    return [(h, "\n\n".join(t)) for h, t in out if h and not SKIP_SECTIONS.search(h)]
-
-
-def find_tables(text: str) -> list[str]:
-    tables, current = [], []
-    for line in text.splitlines() + [""]:
-        if line.strip().startswith("|"):
-            current.append(line.strip())
-        else:
-            if len(current) >= 3:
-                tables.append("\n".join(current))
-            current = []
-    return tables
-
-
-def taxonomy_anchor(human: Survey) -> str | None:
-    """The top-level section with the most direct subsections, as a list of its categories."""
-    best, best_children = None, []
-    top = min((s.level for s in human.sections), default=1)
-    current, children = None, []
-    for s in human.sections + [SurveySection(heading="", level=top)]:
-        if s.level == top:
-            if current and len(children) > len(best_children) and not SKIP_SECTIONS.search(current):
-                best, best_children = current, children
-            current, children = s.heading, []
-        elif s.level == top + 1:
-            children.append(s.heading)
-    if not best or len(best_children) < 2:
-        return None
-    return f"Taxonomy: {best}\n" + "\n".join(f"- {c}" for c in best_children)
-
-
-def is_real_text(text: str, min_words: int = 1) -> bool:
-    """False for empty or template-copied text ("...", "The article should ...")."""
-    t = text.strip()
-    return bool(t) and "..." not in t and "…" not in t and len(t.split()) >= min_words
-
-
-def _group_dict(g: GeneratedGroup | GeneratedConstraintGroup, strict: bool, max_sub: int,
-                max_req: int) -> dict | None:
-    """The group in task format; requirements that are placeholders or under 4 words are dropped
-    (small models copy the prompt's format text), and a group left empty is dropped."""
-    if not is_real_text(g.group_name) or (strict and not is_real_text(g.detailed_prompt, 4)):
-        return None
-    subs = [{"sub_group_name": s.sub_group_name,
-             "requirements": [{"content": r.strip(), "reward": 1.0}
-                              for r in s.requirements[:max_req] if is_real_text(r, 4)]}
-            for s in g.sub_groups[:max_sub] if is_real_text(s.sub_group_name)]
-    subs = [s for s in subs if s["requirements"]]
-    if not subs:
-        return None
-    group = {"group_name": g.group_name, "strict": strict, "sub_groups": subs,
-             "clip_factor": 0.8 if strict else 1.0, "weight": 1.0}
-    if strict:
-        group["detailed_prompt"] = g.detailed_prompt
-    return group
-
-
-def generate_task(human: Survey, topic: str, judge: Judge, *, max_general: int = 4,
-                  max_constraint: int = 1, n_sub: int = 2, n_req: int = 4,
-                  progress: Callable[[str], None] | None = None) -> dict:
-    """One task (general groups per topic anchor + constraint groups per table/taxonomy anchor)."""
-    groups = []
-    budget = judge.budget
-    for heading, text in top_sections(human)[:max_general]:
-        prompt = render_prompt("checklist_general", topic=topic, heading=heading, n_sub=n_sub,
-                               n_req=n_req, section_text=trim_text(text, budget))
-        try:
-            g = _group_dict(judge.ask("judge.checklist.general", prompt, GeneratedGroup), False, n_sub, n_req)
-        except structured_error_types():
-            g = None
-        if g:
-            groups.append(g)
-        if progress:
-            progress(f"general group: {heading}")
-    anchors = [("table", t) for t in find_tables(human.text)]
-    if (tax := taxonomy_anchor(human)) is not None:
-        anchors.insert(0, ("taxonomy", tax))
-    for kind, anchor in anchors[:max_constraint]:
-        prompt = render_prompt("checklist_constraint", topic=topic, kind=kind, n_sub=n_sub * 2,
-                               n_req=n_req, anchor=trim_text(anchor, budget))
-        try:
-            g = _group_dict(judge.ask("judge.checklist.constraint", prompt, GeneratedConstraintGroup), True,
-                            n_sub * 2, n_req)
-        except structured_error_types():
-            g = None
-        if g and g.get("detailed_prompt"):
-            groups.append(g)
-        if progress:
-            progress(f"constraint group ({kind})")
-    if not groups:
-        raise UserError("no checklist group could be generated from the human survey")
-    return {"task_id": normalize_title(human.title or topic).replace(" ", "_")[:80],
-            "survey_id": human.title or topic,
-            "general_prompt": f"Please write a comprehensive survey paper on {topic} based on the provided papers.",
-            "survey_result": "", "checklist": groups}

@@ -23,7 +23,7 @@ from ...errors import UserError
 from ...models import MetricResult, Survey
 from ..bradley_terry import fit_aspect_weights
 from .base import (
-    Judge, approx_tokens, failed_result, mean, outline_text, rationale_of, render_prompt,
+    Judge, approx_tokens, failed_result, mean, outline_text, rationale_of, render_prompt, usable_note,
     structured_error_types, trim_lines, trim_sections,
 )
 from .verdicts import AspectVerdict
@@ -252,7 +252,7 @@ def judge_component(survey: Survey, component: str, judge: Judge, rubric: dict |
     missing = [a for a in names if not per_aspect[a]]
     return MetricResult(
         name=name, family="rubric", value=round(value, 4),
-        rationale=rationale_of(["; ".join(f"{a}: {notes[a]}" for a in names if notes.get(a))[:600]],
+        rationale=rationale_of(["; ".join(f"{a}: {notes[a]}" for a in names if usable_note(notes.get(a, "")))[:600]],
                                "aspect scores " + ", ".join(f"{a} {mean(v):.1f}" for a, v in per_aspect.items() if v)
                                + f" (1-5), {source.split(' ')[0]} weights"),
         details={"scale": "1-5", "aspects": {a: mean(v) for a, v in per_aspect.items()},
