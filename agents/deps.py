@@ -25,6 +25,7 @@ class GenerationDeps:
     outlines: Any | None  # surveygraph.retrieval.outlines.OutlineStore, None = no outline DB
     clients: Any  # surveygraph.llm.RoleClients (planner / writer / judge + meter)
     bench_refs: Path | None = None
+    human: Path | None = None  # human survey of the topic for the self-evaluation's judges / alignment
     evaluate: Callable[..., Any] | None = None  # evaluate_survey; None = import lazily
     extra: dict = field(default_factory=dict)
 

@@ -1,7 +1,9 @@
-"""Self-evaluation at the end of a run: cheap structural and citation checks (+ coverage).
+"""Self-evaluation at the end of a run: structural and citation checks (+ coverage with bench
+refs, alignment with a human survey) and the LLM judges in ``evaluation.judges`` (none by default;
+``generate --judges sam,sgsim,surveylens,checklist``).
 
-Calls the evaluation graph's ``evaluate_survey`` without LLM judges, stores ``evaluation.json``
-and a one-screen ``evaluation.md`` in the run directory, and refreshes the manifest.
+Calls the evaluation graph's ``evaluate_survey``, stores ``evaluation.json`` and a one-screen
+``evaluation.md`` in the run directory, and refreshes the manifest.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from .deps import GenerationDeps
 from .exporter import build_survey, manifest, write_json
 
 
-def summary_lines(report: dict, limit: int = 20) -> list[str]:
+def summary_lines(report: dict, limit: int = 60) -> list[str]:
     lines = []
     for metric in report.get("metrics", [])[:limit]:
         value = metric.get("value")
@@ -43,8 +45,13 @@ def self_evaluate(state: dict, deps: GenerationDeps) -> dict:
     if evaluate is None:
         from ..graphs.evaluation import evaluate_survey as evaluate
     try:
-        report = evaluate(build_survey(state), deps.settings, bench_refs=deps.bench_refs, judges=[],
-                          retrieved=retrieved_papers(state))
+        human = None
+        if deps.human is not None:
+            from ..evaluation.parsers import parse_survey
+
+            human = parse_survey(deps.human, topic=state.get("topic", ""))
+        report = evaluate(build_survey(state), deps.settings, bench_refs=deps.bench_refs, human=human,
+                          judges=list(deps.settings.evaluation.judges), retrieved=retrieved_papers(state))
         data = report.model_dump(mode="json")
         fallbacks = []
     except Exception as exc:  # noqa: BLE001 - a broken evaluator must not lose the written survey

@@ -47,6 +47,20 @@ def _print_judge_estimate(n_surveys: int, judges: list[str], settings) -> None:
         + f" ({est['note']})", highlight=False)
 
 
+def _judgment_progress(status, name: str):
+    """Judge calls take seconds to a minute each with the local model: count them on the spinner,
+    or every tenth as a line when the output is not a terminal (logs)."""
+    count = 0
+
+    def tick(node: str) -> None:
+        nonlocal count
+        count += 1
+        status.update(f"evaluating {name}: {count} judge calls, last {node}")
+        if not console.is_terminal and count % 10 == 0:
+            console.print(f"{count} judge calls done (last {node})", highlight=False)
+    return tick
+
+
 def evaluate_command(
     ctx: typer.Context,
     draft: Path = typer.Argument(..., help="Survey to score (.md, .txt, .tex, .pdf, .json or a run folder)."),
@@ -92,9 +106,10 @@ def evaluate_command(
     human_survey = parse_survey(human) if human is not None else None
     if human_survey is not None:
         human_survey.topic = survey.topic
-    with console.status(f"evaluating {draft.name}"):
+    with console.status(f"evaluating {draft.name}") as status:
         report = evaluate_survey(survey, settings, human=human_survey, bench_refs=bench_refs,
-                                 judges=judge_names, metrics=families)
+                                 judges=judge_names, metrics=families,
+                                 on_judgment=_judgment_progress(status, draft.name))
     report.survey = str(draft)
     text = render_report(report, fmt)  # type: ignore[arg-type]
     if out_file is None:

@@ -105,6 +105,26 @@ def _user_errors(command):
     return wrapper
 
 
+def _judge_names(judges: Optional[str]) -> list[str] | None:
+    if judges is None:
+        return None
+    from ..evaluation.judges import JUDGE_NAMES
+
+    names = [j.strip() for j in judges.split(",") if j.strip()]
+    unknown = [n for n in names if n not in JUDGE_NAMES]
+    if unknown:
+        raise UserError(f"unknown judge(s) {', '.join(unknown)}; choose from {', '.join(JUDGE_NAMES)}")
+    return names
+
+
+def _announce_judges(settings, human) -> None:
+    """The self-evaluation's judge cost, before the run starts (judges also score the human survey)."""
+    if settings.evaluation.judges and settings.generation.self_evaluate:
+        from .evaluate import _print_judge_estimate
+
+        _print_judge_estimate(1 + (human is not None), list(settings.evaluation.judges), settings)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
 
@@ -119,6 +139,11 @@ def register(app: typer.Typer) -> None:
         judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help="Model for judging."),
         out_dir: Optional[Path] = typer.Option(None, "--out", help="Runs directory (default: <home>/runs)."),
         bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set for coverage."),
+        judges: Optional[str] = typer.Option(
+            None, "--judges", help="LLM judges for the self-evaluation: sam,sgsim,surveylens,checklist "
+                                   "(default: evaluation.judges, none); the cost estimate is printed first."),
+        human: Optional[Path] = typer.Option(
+            None, "--human", help="Human survey of the topic for the self-evaluation (SAM-C, checklist, alignment)."),
         max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Token budget for the whole run."),
         resume: Optional[str] = typer.Option(None, "--resume", help="Continue an interrupted run (RUN_ID or path)."),
         rerun_section: Optional[str] = typer.Option(
@@ -141,6 +166,8 @@ def register(app: typer.Typer) -> None:
         if rerun_section and not resume:
             raise UserError("--rerun-section needs --resume RUN_ID (the finished run to start from)")
         _existing_file(bench_refs, "bench refs file")
+        _existing_file(human, "human survey")
+        judge_names = _judge_names(judges)
         roles = {"default": llm, "planner": planner_llm, "writer": writer_llm, "judge": judge_llm}
         if resume:
             base = get_settings(ctx)
@@ -148,10 +175,14 @@ def register(app: typer.Typer) -> None:
             settings = run_settings(run_dir, **roles)
             if max_tokens is not None:
                 settings.llm.max_tokens = max_tokens
+            if judge_names is not None:
+                settings.evaluation.judges = judge_names
             corpus = _open_corpus(settings)
             _announce_models(settings)
+            _announce_judges(settings, human or run_record(run_dir).get("human"))
             refs = bench_refs or run_record(run_dir).get("bench_refs")
-            deps = build_deps(settings, corpus=corpus, bench_refs=refs)
+            deps = build_deps(settings, corpus=corpus, bench_refs=refs,
+                              human=human or run_record(run_dir).get("human"))
             if rerun_section:
                 result = _run_graph(lambda: rerun(run_dir, rerun_section, deps, runs_dir=out_dir or run_dir.parent,
                                                   on_update=_printer))
@@ -170,10 +201,12 @@ def register(app: typer.Typer) -> None:
             "generation.memory_retrieval": False if no_mr else None,
             "generation.tre": False if no_tre else None,
             "generation.polish": False if no_polish else None,
+            "evaluation.judges": judge_names,
         })
         corpus = _open_corpus(settings)
         _announce_models(settings)
-        deps = build_deps(settings, corpus=corpus, bench_refs=bench_refs)
+        _announce_judges(settings, human)
+        deps = build_deps(settings, corpus=corpus, bench_refs=bench_refs, human=human)
         result = _run_graph(lambda: start_run(topic, deps, runs_dir=out_dir, on_update=_printer))
         _report(result)
 

@@ -225,11 +225,14 @@ def judges_node(state: EvaluationState, config: RunnableConfig) -> dict:
     settings = _settings(config)
     survey, human = state["survey"], state.get("human")
     topic = survey.topic or survey.title
-    results = run_judges(survey, human=human, topic=topic, names=state["judges"], settings=settings)
+    on_judgment = config["configurable"].get("on_judgment")
+    results = run_judges(survey, human=human, topic=topic, names=state["judges"], settings=settings,
+                         on_judgment=on_judgment)
     update: dict[str, Any] = {"results": list(results)}
     if human is not None and state.get("human_judge_scores") is None:
         # Q_human of the Balanced score: the same judges on the human survey itself.
-        human_results = run_judges(human, human=None, topic=topic, names=state["judges"], settings=settings)
+        human_results = run_judges(human, human=None, topic=topic, names=state["judges"], settings=settings,
+                                   on_judgment=on_judgment)
         update["human_judge_scores"] = {m.name: m.value for m in human_results if m.value is not None}
     return update
 
@@ -337,10 +340,12 @@ def evaluate_survey(
     retrieved: list[Paper] | None = None,
     embed: EmbeddingMemo | None = None,
     human_judge_scores: dict[str, float] | None = None,
+    on_judgment: Callable[[str], None] | None = None,
 ) -> EvaluationReport:
     """Evaluate one survey. Without ``human`` and ``bench_refs`` only structure and integrity
     run (no embeddings, fast). ``judges=None`` uses ``settings.evaluation.judges``;
-    ``embed`` lets a batch share one embedding memo; ``retrieved`` adds input coverage."""
+    ``embed`` lets a batch share one embedding memo; ``retrieved`` adds input coverage;
+    ``on_judgment(node)`` is called after every judge call sent to the model (progress)."""
     bench = load_bench_refs(bench_refs) if isinstance(bench_refs, (str, Path)) else bench_refs
     judge_names = settings.evaluation.judges if judges is None else judges
     families, warnings = plan_families(metrics, human=human is not None, bench=bench is not None,
@@ -352,5 +357,6 @@ def evaluate_survey(
                              "families": families, "judges": list(judge_names),
                              "human_judge_scores": human_judge_scores,
                              "results": [], "warnings": warnings}
-    out = _graph().invoke(state, config={"configurable": {"settings": settings, "embed": embed}})
+    out = _graph().invoke(state, config={"configurable": {"settings": settings, "embed": embed,
+                                                          "on_judgment": on_judgment}})
     return out["report"]

@@ -41,7 +41,8 @@ class RunResult:
 
 
 def build_deps(settings: Settings, *, chat_models: dict | None = None, corpus: Any = None,
-               outlines: Any = None, bench_refs: Path | None = None) -> GenerationDeps:
+               outlines: Any = None, bench_refs: Path | None = None,
+               human: Path | None = None) -> GenerationDeps:
     """Real dependencies from settings; tests and callers may pass their own pieces."""
     from ..llm import build_role_clients
 
@@ -55,7 +56,8 @@ def build_deps(settings: Settings, *, chat_models: dict | None = None, corpus: A
         outlines = OutlineStore(settings)
     clients = build_role_clients(settings, chat_models=chat_models)
     return GenerationDeps(settings=settings, corpus=corpus, outlines=outlines, clients=clients,
-                          bench_refs=Path(bench_refs) if bench_refs else None)
+                          bench_refs=Path(bench_refs) if bench_refs else None,
+                          human=Path(human) if human else None)
 
 
 @contextmanager
@@ -99,7 +101,8 @@ def _write_run_record(run_dir: Path, topic: str, deps: GenerationDeps, **extra: 
         "run_id": run_dir.name, "topic": topic,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "settings": deps.settings.model_dump(mode="json"),
-        "bench_refs": str(deps.bench_refs) if deps.bench_refs else None, **extra,
+        "bench_refs": str(deps.bench_refs) if deps.bench_refs else None,
+        "human": str(deps.human) if deps.human else None, **extra,
     })
 
 

@@ -88,3 +88,32 @@ def test_langgraph_json_loads_the_studio_graph(shared_data, scripted, monkeypatc
     graph = getattr(module, attr)()
     assert {"plan_sections", "read_subsection", "write_subsection", "polish_sections",
             "self_evaluate"} <= set(graph.get_graph().nodes)
+
+
+def test_generate_self_evaluation_runs_the_selected_judges(shared_data, monkeypatch, tmp_path):
+    from tests.generation_helpers import survey_responder
+    from tests.scripted_llm import ScriptedChatModel
+    from tests.test_judges_run import responder as judge_responder
+
+    def both(prompt: str) -> str:  # writer prompts carry a TASK line, judge prompts do not
+        return survey_responder(prompt) if "TASK: " in prompt else judge_responder(prompt)
+
+    model = ScriptedChatModel(responder=both)
+    monkeypatch.setattr(roles, "make_chat_model", lambda spec, settings: model)
+    monkeypatch.setenv("SURVEYGRAPH_LLM__CACHE", "false")
+    home = corpus_home(shared_data)
+    human = tmp_path / "human.md"
+    human.write_text("# RAG: a survey\n\n## Retrieval\n\nDense retrieval with DPR [1].\n\n"
+                     "## Generation\n\nFusion-in-Decoder reads passages [2].\n\n## References\n\n"
+                     "[1] Dense Passage Retrieval\n[2] Fusion-in-Decoder\n")
+    runner = CliRunner()
+    bad = runner.invoke(app, ["--home", str(home), "generate", TOPIC, "--judges", "sam,vibes"])
+    assert bad.exit_code == 2 and "vibes" in bad.output
+    result = runner.invoke(app, ["--home", str(home), "generate", TOPIC, "--out", str(tmp_path / "runs"),
+                                 "--concurrency", "1", "--judges", "sam", "--human", str(human), *SMALL])
+    assert result.exit_code == 0, result.output
+    assert "judges sam on 2 survey(s)" in result.output  # the cost estimate comes before the run
+    run_dir = Path(result.stdout.strip().splitlines()[-1]).parent
+    metrics = {m["name"]: m for m in json.loads((run_dir / "evaluation.json").read_text())["metrics"]}
+    assert metrics["sam_o"]["value"] == 82 and metrics["sam_c.avg"]["value"] == 70
+    assert json.loads((run_dir / "run.json").read_text())["human"] == str(human)

@@ -270,3 +270,27 @@ def test_checklist_generate_cli_writes_deepsynth_format(tmp_home, scripted, tmp_
     assert "RAG" in task["general_prompt"] and groups
     taxonomy_prompt = [c for c in scripted.calls if "building a structure checklist" in c][0]
     assert "Taxonomy: Retrieval" in taxonomy_prompt and "- Dense" in taxonomy_prompt
+
+
+def test_evaluate_cli_with_every_judge_reports_numbers_and_progress(tmp_home, scripted, tmp_path):
+    from surveygraph.cli import app
+
+    def md(survey: Survey) -> str:
+        body = "\n\n".join(f"{'#' * (s.level + 1)} {s.heading}\n\n{s.text}" for s in survey.sections)
+        refs = "\n".join(r.text for r in survey.references)
+        return f"# {survey.title}\n\n{body}\n\n## References\n\n{refs}\n"
+
+    draft, human = tmp_path / "RAG.md", tmp_path / "human.md"
+    draft.write_text(md(make_survey("gen")))
+    human.write_text(md(make_survey("human")))
+    out_file = tmp_path / "report.json"
+    res = CliRunner().invoke(app, ["evaluate", str(draft), "--human", str(human), "--metrics", "structure",
+                                   "--judges", "sam,sgsim,surveylens,checklist", "--out", str(out_file)])
+    assert res.exit_code == 0, res.output
+    assert "judge calls done" in res.output  # progress lines when the output is not a terminal
+    metrics = {m["name"]: m for m in json.loads(out_file.read_text())["metrics"]}
+    judged = [m for n, m in metrics.items() if n.split(".")[0] in ("sam_o", "sam_c", "sgsim", "surveylens", "checklist")
+              and n != "sgsim.sigma"]
+    assert len(judged) >= 20
+    assert all(m["value"] is not None and m["rationale"] for m in judged), \
+        [(m["name"], m["rationale"]) for m in judged if m["value"] is None]

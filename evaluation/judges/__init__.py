@@ -7,7 +7,7 @@ gives the token cost shown before a large batch starts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...errors import UserError
 from ...models import MetricResult, Survey
@@ -42,7 +42,8 @@ def run_judges(survey: Survey, *, human: Survey | None, topic: str, names: list[
                settings: Settings, clients: "RoleClients | None" = None,
                checklist_task: dict | None = None, judge: Judge | None = None,
                log_path: Path | None = None, rubric: dict | None = None,
-               discipline: str = "cs", floor_at_zero: bool = False) -> list[MetricResult]:
+               discipline: str = "cs", floor_at_zero: bool = False,
+               on_judgment: Callable[[str], None] | None = None) -> list[MetricResult]:
     """Every selected judge's scores for ``survey``; each MetricResult has a rationale.
 
     ``checklist`` scores ``checklist_task`` (DeepSynth format) when given, else a task generated
@@ -50,6 +51,8 @@ def run_judges(survey: Survey, *, human: Survey | None, topic: str, names: list[
     names = _check_names(names)
     topic = topic or survey.topic or survey.title
     judge = judge or make_judge(settings, clients, log_path=log_path)
+    if on_judgment is not None:
+        judge.on_judgment = on_judgment
     results: list[MetricResult] = []
     if "sam" in names:
         from .sam import judge_sam
