@@ -206,12 +206,18 @@ def test_estimate_judge_cost_scales_with_surveys_and_runs():
 def rubric_responder(prompt: str) -> str:
     if "Write 2 concrete, checkable criteria" in prompt:
         aspect = re.search(r'"aspect_name": "([^"]+)"', prompt).group(1)
+        if "JUNK" in prompt:  # what a 270M model writes: format text and bare numbers
+            return json.dumps({"aspect_name": aspect, "expanded_criteria": [
+                {"criterion_name": "1", "description": "1", "example": ""},
+                {"criterion_name": "...", "description": "criterion description ...", "example": ""}]})
         return json.dumps({"aspect_name": aspect, "expanded_criteria": [
-            {"criterion_name": f"c{i}", "description": "d", "example": "e"} for i in range(2)]})
+            {"criterion_name": f"Taxonomy depth {i}", "description": "Groups methods into a clear taxonomy.",
+             "example": "e"} for i in range(2)]})
     if "Merge them into exactly 2 criteria" in prompt:
         aspect = re.search(r'"aspect_name": "([^"]+)"', prompt).group(1)
         return json.dumps({"aspect_name": aspect, "component_name": "x", "merged_expanded_criteria": [
-            {"criterion_name": f"merged {aspect}", "description": "d", "example": "e"}] * 2})
+            {"criterion_name": f"merged {aspect} {i}", "description": "One criterion merged from both surveys.",
+             "example": "e"} for i in range(2)]})
     return responder(prompt)
 
 
@@ -239,6 +245,7 @@ def test_rubrics_build_and_weights_cli(tmp_home, monkeypatch, tmp_path):
     assert "merged Formal Precision" in criteria_payload(rubric, "outline")
     again = CliRunner().invoke(app, ["rubrics", "build", "--human-dir", str(humans), "--out", str(rubric_path)])
     assert isinstance(again.exception, UserError)  # never overwrites a rubric
+    assert rubric["quality"] == {"failed_calls": 0, "dropped_criteria": 0, "merge_fallbacks": 0}
 
     prefs = tmp_path / "prefs.jsonl"
     names = list(ASPECTS["outline"])
@@ -294,3 +301,19 @@ def test_evaluate_cli_with_every_judge_reports_numbers_and_progress(tmp_home, sc
     assert len(judged) >= 20
     assert all(m["value"] is not None and m["rationale"] for m in judged), \
         [(m["name"], m["rationale"]) for m in judged if m["value"] is None]
+
+
+def test_rubric_build_drops_unusable_criteria(tmp_home):
+    import surveygraph.llm as llm
+    from surveygraph.evaluation.judges.surveylens import build_rubric
+    from surveygraph.evaluation.markdown_parser import parse_markdown
+
+    model = ScriptedChatModel(responder=rubric_responder)
+    settings = load_settings()
+    judge = make_judge(settings, llm.build_role_clients(settings, chat_models={"judge": model}), use_log=False)
+    junk = parse_markdown("# JUNK\n\n## JUNK methods\nJUNK text [1].\n\n## References\n[1] JUNK paper\n")
+    rubric = build_rubric([junk], "cs", judge, n=2)
+    # nothing usable to merge: no merge calls, and the scorer falls back to the aspect descriptions
+    assert len(model.calls) == 11
+    assert all(a["criteria"] == [] for comp in rubric["components"].values() for a in comp.values())
+    assert rubric["quality"]["dropped_criteria"] == 22

@@ -117,6 +117,7 @@ def build_rubric(humans: list[Survey], discipline: str, judge: Judge, n: int = C
     if not humans:
         raise UserError("rubric building needs at least one human survey")
     components: dict[str, dict] = {}
+    quality = {"failed_calls": 0, "dropped_criteria": 0, "merge_fallbacks": 0}
     for component in COMPONENTS:
         components[component] = {}
         for aspect, description in ASPECTS[component].items():
@@ -126,18 +127,29 @@ def build_rubric(humans: list[Survey], discipline: str, judge: Judge, n: int = C
                     "surveylens_expand", component=component, discipline=discipline,
                     aspect_name=aspect, aspect_description=description, n=n,
                     component_content=component_input(human, component, judge.budget))
-                verdict = judge.ask("judge.surveylens.expand", prompt, ExpandVerdict)
-                pooled += [c.model_dump() for c in verdict.expanded_criteria]
+                try:
+                    verdict = judge.ask("judge.surveylens.expand", prompt, ExpandVerdict)
+                    pooled += [c.model_dump() for c in verdict.expanded_criteria]
+                except structured_error_types():
+                    quality["failed_calls"] += 1
                 if progress:
                     progress(f"expand {component}/{aspect}: {human.title or human.topic}")
-            lines = [json.dumps(c, ensure_ascii=False) for c in pooled]
-            merge = judge.ask("judge.surveylens.merge", render_prompt(
-                "surveylens_merge", component=component, discipline=discipline, aspect_name=aspect,
-                n=n, all_criteria_json=trim_lines(lines, judge.budget)), MergeVerdict)
-            components[component][aspect] = {
-                "description": description,
-                "criteria": [c.model_dump() for c in merge.merged_expanded_criteria],
-            }
+            usable = _usable_criteria(pooled)
+            quality["dropped_criteria"] += sum(not _is_usable(c) for c in pooled)
+            lines = [json.dumps(c, ensure_ascii=False) for c in usable]
+            merged: list[dict] = []
+            if lines:
+                try:
+                    merge = judge.ask("judge.surveylens.merge", render_prompt(
+                        "surveylens_merge", component=component, discipline=discipline, aspect_name=aspect,
+                        n=n, all_criteria_json=trim_lines(lines, judge.budget)), MergeVerdict)
+                    merged = _usable_criteria([c.model_dump() for c in merge.merged_expanded_criteria])
+                except structured_error_types():
+                    quality["failed_calls"] += 1
+            if not merged and usable:  # an unusable merge keeps the per-survey criteria, deduplicated
+                quality["merge_fallbacks"] += 1
+                merged = usable[:n]
+            components[component][aspect] = {"description": description, "criteria": merged}
     return {
         "discipline": discipline,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -145,7 +157,25 @@ def build_rubric(humans: list[Survey], discipline: str, judge: Judge, n: int = C
         "source_surveys": [h.title or h.topic for h in humans],
         "criteria_per_aspect": n,
         "components": components,
+        "quality": quality,
     }
+
+
+def _is_usable(criterion: dict) -> bool:
+    """A real name and a description of a few words (small models copy the format text or write "1")."""
+    name, desc = (criterion.get("criterion_name") or "").strip(), (criterion.get("description") or "").strip()
+    return usable_note(name) and len(desc.split()) >= 4 and "..." not in name + desc
+
+
+def _usable_criteria(criteria: list[dict]) -> list[dict]:
+    """The usable criteria, one per name."""
+    out, seen = [], set()
+    for c in criteria:
+        key = (c.get("criterion_name") or "").strip().lower()
+        if _is_usable(c) and key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
 # --- weights ------------------------------------------------------------------------------------
