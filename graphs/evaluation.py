@@ -270,15 +270,20 @@ def combine_node(state: EvaluationState) -> dict:
               {"structure", "integrity", "coverage", "alignment", "similarity"} and m.value is not None]
     for m in judged if sigmas else []:
         comp = _component_of(m.name)
-        s = sigmas[comp]
+        s, q_max = sigmas[comp], _scale_max(m)
         results.append(MetricResult(
-            name=f"{m.name}.hp", family=m.family, details={"sigma": s, "component": comp},
-            value=sgsim.human_as_perfect(m.value, s, _scale_max(m))))
+            name=f"{m.name}.hp", family=m.family, details={"sigma": s, "component": comp, "q_max": q_max},
+            value=sgsim.human_as_perfect(m.value, s, q_max),
+            rationale=f"Human-as-Perfect: σ·Q_max + (1-σ)·Q with {comp} similarity σ={s:.3f}, "
+                      f"Q_max={q_max:g}, Q={m.value:.4g}"))
         if m.name in human_scores and human_scores[m.name] is not None:
+            q_h = human_scores[m.name]
             results.append(MetricResult(
                 name=f"{m.name}.balanced", family=m.family,
-                value=sgsim.balanced(m.value, s, human_scores[m.name]),
-                details={"sigma": s, "component": comp, "human_score": human_scores[m.name]}))
+                value=sgsim.balanced(m.value, s, q_h),
+                details={"sigma": s, "component": comp, "human_score": q_h},
+                rationale=f"Balanced: σ·Q_human + (1-σ)·Q with {comp} similarity σ={s:.3f}, "
+                          f"the human survey's Q_human={q_h:.4g}, Q={m.value:.4g}"))
     survey = state["survey"]
     report = EvaluationReport(survey=survey.title, system=survey.system, topic=survey.topic,
                               metrics=results, warnings=list(state.get("warnings", [])))

@@ -164,7 +164,7 @@ def test_precision_with_nothing_mentioned_is_zero_and_says_why():
         {"sub_group_name": "s", "requirements": [{"content": "x", "reward": 1.0}],
          "eval_result": ["not_mentioned"]}]}]}
     precision = {r.name: r for r in checklist_results(task)}["checklist.precision"]
-    assert precision.value == 0.0 and precision.details == {"defined": False}
+    assert precision.value == 0.0 and precision.details == {"scale": "0-100", "defined": False}
     assert "0/0" in precision.rationale and "zero_division" in precision.rationale
 
 
@@ -199,3 +199,13 @@ def test_extractive_checklists_for_every_weaidb_human_survey(shared_data):
         strict = [g for g in task["checklist"] if g["strict"]]
         n_items = sum(len(sg["requirements"]) for g in task["checklist"] for sg in g["sub_groups"])
         assert len(general) >= 2 and len(strict) == 1 and n_items >= 15, (path.stem, len(general), n_items)
+
+
+def test_checklist_scores_are_on_the_percent_scale_for_human_as_perfect():
+    from surveygraph.graphs.evaluation import _scale_max
+
+    task = {"task_id": "t", "checklist": [{"group_name": "g", "strict": False, "sub_groups": [
+        {"sub_group_name": "s", "requirements": [{"content": "x", "reward": 1.0}] * 4,
+         "eval_result": ["not_mentioned"] * 4}]}]}
+    # a 0 score would otherwise be taken for a 0-1 scale, and HP would pull it towards 1, not 100
+    assert all(_scale_max(r) == 100.0 for r in checklist_results(task))

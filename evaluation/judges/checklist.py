@@ -190,7 +190,7 @@ def score_task(task: dict, judge: Judge, report: str | None = None,
 def checklist_results(scored: dict, floor_at_zero: bool = False) -> list[MetricResult]:
     scores, cnt = task_scores(scored, floor_at_zero)
     precision = precision_pct(cnt["c"], cnt["i"])
-    detail = {"correct": cnt["c"], "incorrect": cnt["i"], "not_mentioned": cnt["n"],
+    detail = {"scale": "0-100", "correct": cnt["c"], "incorrect": cnt["i"], "not_mentioned": cnt["n"],
               "floor_at_zero": floor_at_zero, "task_id": scored.get("task_id"),
               "groups": [{"group": g["group_name"], "strict": bool(g.get("strict")),
                           "score": round(group_score(g, floor_at_zero)[0], 4)} for g in scored["checklist"]]}
@@ -201,11 +201,11 @@ def checklist_results(scored: dict, floor_at_zero: bool = False) -> list[MetricR
         out.append(MetricResult(name=f"checklist.{label}", family="checklist",
                                 value=None if v is None else round(100.0 * v, 4),
                                 rationale=why if v is not None else f"the task has no {'constraint' if key == 'con' else 'general'} groups",
-                                details=detail if key == "all" else {}))
+                                details=detail if key == "all" else {"scale": "0-100"}))
     out.append(MetricResult(
         name="checklist.precision", family="checklist", value=precision,
         rationale=why if cnt["c"] + cnt["i"] else
         f"{why}: precision 0/0 (nothing mentioned, so nothing correct) is reported as 0, "
         "scikit-learn's zero_division convention",
-        details={"defined": bool(cnt["c"] + cnt["i"])}))
+        details={"scale": "0-100", "defined": bool(cnt["c"] + cnt["i"])}))
     return out
