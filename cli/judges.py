@@ -157,9 +157,15 @@ def rubrics_build(
     bar, tick = _progress(calls - 11, "expanding aspects")
     with bar:
         rubric = SL.build_rubric(humans, discipline, judge, n=n, progress=tick)
+    quality = rubric["quality"]
+    if not any(a["criteria"] for comp in rubric["components"].values() for a in comp.values()):
+        raise UserError(f"the judge ({judge.model_spec}) wrote no usable criterion ({quality['dropped_criteria']} "
+                        f"dropped, {quality['failed_calls']} failed calls), so no rubric was written; "
+                        "use a stronger judge (--judge provider:model)")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(rubric, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    out.print(f"wrote {target}")
+    out.print(f"wrote {target} ({quality['dropped_criteria']} unusable criteria dropped, "
+              f"{quality['merge_fallbacks']} merge fallbacks, {quality['failed_calls']} failed calls)")
 
 
 @rubrics_app.command("weights")

@@ -205,7 +205,7 @@ def test_estimate_judge_cost_scales_with_surveys_and_runs():
 
 def rubric_responder(prompt: str) -> str:
     if "Write 2 concrete, checkable criteria" in prompt:
-        aspect = re.search(r'"aspect_name": "([^"]+)"', prompt).group(1)
+        aspect = re.search(r'"aspect_name" \("([^"]+)"\)', prompt).group(1)
         if "JUNK" in prompt:  # what a 270M model writes: format text and bare numbers
             return json.dumps({"aspect_name": aspect, "expanded_criteria": [
                 {"criterion_name": "1", "description": "1", "example": ""},
@@ -214,7 +214,7 @@ def rubric_responder(prompt: str) -> str:
             {"criterion_name": f"Taxonomy depth {i}", "description": "Groups methods into a clear taxonomy.",
              "example": "e"} for i in range(2)]})
     if "Merge them into exactly 2 criteria" in prompt:
-        aspect = re.search(r'"aspect_name": "([^"]+)"', prompt).group(1)
+        aspect = re.search(r'"aspect_name" \("([^"]+)"\)', prompt).group(1)
         return json.dumps({"aspect_name": aspect, "component_name": "x", "merged_expanded_criteria": [
             {"criterion_name": f"merged {aspect} {i}", "description": "One criterion merged from both surveys.",
              "example": "e"} for i in range(2)]})
@@ -317,3 +317,20 @@ def test_rubric_build_drops_unusable_criteria(tmp_home):
     assert len(model.calls) == 11
     assert all(a["criteria"] == [] for comp in rubric["components"].values() for a in comp.values())
     assert rubric["quality"]["dropped_criteria"] == 22
+
+
+def test_rubrics_build_cli_writes_nothing_when_no_criterion_is_usable(tmp_home, monkeypatch, tmp_path):
+    import surveygraph.llm as llm
+    from surveygraph.cli import app
+
+    model = ScriptedChatModel(responder=rubric_responder)
+    real = llm.build_role_clients
+    monkeypatch.setattr(llm, "build_role_clients", lambda s, **kw: real(s, chat_models={"judge": model}))
+    humans = tmp_path / "humans"
+    humans.mkdir()
+    (humans / "JUNK.md").write_text("# JUNK\n\n## JUNK methods\nJUNK text [1].\n\n## References\n[1] JUNK paper\n")
+    target = tmp_path / "cs.v1.json"
+    res = CliRunner().invoke(app, ["rubrics", "build", "--human-dir", str(humans), "--criteria", "2",
+                                   "--out", str(target)])
+    assert isinstance(res.exception, UserError) and "no usable criterion" in str(res.exception)
+    assert not target.exists()
