@@ -22,6 +22,7 @@ from .generation import build_generation_graph
 
 UpdateCallback = Callable[[str, dict], None]
 CHECKPOINTS = "checkpoints.sqlite"
+LLM_CALLS = "llm_calls.jsonl"  # every LLM call of the run, across resumed sessions
 PLAN_NODES = {"gather_topic_context", "plan_sections", "plan_subsections"}
 
 
@@ -87,6 +88,9 @@ def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
              on_update: UpdateCallback | None, extra_manifest: dict | None = None) -> RunResult:
     run_id = run_dir.name
     config = _config(run_id, deps.settings)
+    # Calls of earlier sessions of this run (before a crash) count in the manifest and the budget.
+    earlier = deps.clients.meter.attach_journal(run_dir / LLM_CALLS)
+    deps.clients.budget.add(sum(e["input_tokens"] + e["output_tokens"] for e in earlier if not e.get("cached")))
     with _checkpointer(run_dir) as saver:
         graph = build_generation_graph(deps, checkpointer=saver)
         _stream(graph, graph_input, config, on_update)

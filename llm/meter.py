@@ -7,8 +7,10 @@ table report ``cost_usd = None`` so nobody mistakes "unknown" for "free".
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 # USD per 1M tokens (input, output); public list prices, 2025. Longest prefix wins, so dated
@@ -57,6 +59,9 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+_ENTRY_DEFAULTS = {"seconds": 0.0, "cached": False, "estimated": False, "cost_usd": None}
+
+
 def _empty_row() -> dict[str, Any]:
     return {
         "calls": 0,
@@ -90,6 +95,29 @@ class TokenMeter:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._entries: list[dict[str, Any]] = []
+        self._journal: Path | None = None
+
+    def attach_journal(self, path: Path) -> list[dict[str, Any]]:
+        """Append every call recorded from now on to ``path`` (JSON lines), after loading the calls
+        already there — an earlier session of the same run, stopped by a crash or Ctrl-C — so that
+        totals and the manifest cover the whole run, not just the resumed part. Returns those."""
+        earlier: list[dict[str, Any]] = []
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if text and not text.endswith("\n"):  # end the line a crash cut off before appending
+                with path.open("a", encoding="utf-8") as fh:
+                    fh.write("\n")
+            for line in text.splitlines():
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut off by the crash
+                if isinstance(entry, dict) and {"node", "model", "input_tokens", "output_tokens"} <= entry.keys():
+                    earlier.append({**_ENTRY_DEFAULTS, **entry})
+        with self._lock:
+            self._entries[:0] = earlier
+            self._journal = path
+        return earlier
 
     def record(
         self,
@@ -115,6 +143,9 @@ class TokenMeter:
         }
         with self._lock:
             self._entries.append(entry)
+            if self._journal is not None:
+                with self._journal.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(entry) + "\n")
 
     def entries(self) -> list[dict[str, Any]]:
         with self._lock:

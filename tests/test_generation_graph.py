@@ -131,6 +131,13 @@ def test_crash_in_write_then_resume_matches_uninterrupted_run(home, full_run, tm
     assert 1 <= len(prompts_for(model, "write one subsection")) <= 3  # finished branches kept
     expected = (full_run[0].run_dir / "survey.md").read_text()
     assert (resumed.run_dir / "survey.md").read_text() == expected
+    # the manifest counts the calls of both sessions (the crashed one's were journaled): at least
+    # the uninterrupted run's, though the resumed session asked for no plan or query
+    total = json.loads((run_dir / "manifest.json").read_text())["tokens"]["total"]
+    journal = [json.loads(line) for line in (run_dir / "llm_calls.jsonl").read_text().splitlines()]
+    uninterrupted = json.loads((full_run[0].run_dir / "manifest.json").read_text())["tokens"]["total"]
+    assert total["calls"] == len(journal) >= uninterrupted["calls"] > len(model.calls)
+    assert any(e["node"].startswith("plan") for e in journal)
     with pytest.raises(UserError, match="already finished"):
         resume_run(run_dir, deps)
 

@@ -233,3 +233,22 @@ def test_native_structured_failure_falls_back_to_repair():
     llm = LLMClient(model, spec="openai:gpt-4o-mini", meter=TokenMeter(), retries=2, retry_wait_seconds=0)
     assert llm.structured("outline", Outline, node="outline").sections == ["Retrievers", "Generators"]
     assert len(model.calls) == 2 and "JSON schema" in model.calls[1]
+
+
+def test_meter_journal_carries_calls_across_sessions(tmp_path):
+    from surveygraph.llm import TokenMeter
+
+    journal = tmp_path / "llm_calls.jsonl"
+    first = TokenMeter()
+    assert first.attach_journal(journal) == []
+    first.record("plan", model="local", input_tokens=100, output_tokens=10, seconds=1.0)
+    first.record("write", model="local", input_tokens=50, output_tokens=5, seconds=1.0, cached=True)
+    with journal.open("a") as fh:
+        fh.write('{"node": "write", "model": "lo')  # the line a crash cut off
+    second = TokenMeter()
+    assert len(second.attach_journal(journal)) == 2
+    second.record("write", model="local", input_tokens=40, output_tokens=4, seconds=1.0)
+    total = second.total()
+    assert total["calls"] == 3 and total["cached_calls"] == 1
+    assert (total["input_tokens"], total["output_tokens"]) == (140, 14)
+    assert len(TokenMeter().attach_journal(journal)) == 3  # the call after the cut-off line survives
