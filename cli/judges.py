@@ -98,20 +98,25 @@ def arena(
 
 def meta_eval(
     ctx: typer.Context,
-    labels: Path = typer.Argument(..., help="JSONL of {topic, system_a, system_b, choice: a|b|tie}."),
+    labels: Path = typer.Argument(..., help="JSONL of {topic, system_a, system_b, choice: a|b|tie}, or an arena battles.jsonl."),
     metric: str = typer.Option(..., "--metric", help="Metric name, e.g. sam_o or surveylens.overall."),
     scores: Optional[Path] = typer.Option(None, "--scores", help="CSV topic,system,score (or a column named after the metric) or JSON/JSONL rows."),
     leaderboard_json: Optional[Path] = typer.Option(None, "--leaderboard-json", help="leaderboard.json from `surveygraph leaderboard`."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap rounds."),
     seed: int = typer.Option(0, "--seed"),
     as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
+    dimension: str = typer.Option("D5", "--dimension", help="With arena battles as labels: D1-D5 (default D5, overall)."),
 ) -> None:
     """Agreement of a metric with pairwise human labels: accuracy, Spearman, Kendall (+ CIs)."""
     from ..evaluation.meta_eval import load_labels, load_scores, meta_evaluate
 
     if (scores is None) == (leaderboard_json is None):
         raise UserError("give exactly one of --scores FILE or --leaderboard-json FILE")
-    rows = load_labels(labels)
+    if dimension not in ("D1", "D2", "D3", "D4", "D5"):
+        raise UserError(f"--dimension must be D1-D5, not {dimension!r}")
+    if not labels.is_file():
+        raise UserError(f"labels file not found: {labels}")
+    rows = load_labels(labels, dimension)
     result = meta_evaluate(rows, load_scores(scores or leaderboard_json, metric), rounds=bootstrap, seed=seed)
     result["metric"] = metric
     if as_json:

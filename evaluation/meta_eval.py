@@ -1,6 +1,8 @@
 """Meta-evaluation: how well a metric agrees with pairwise human preferences.
 
-Labels (JSONL): ``{"topic", "system_a", "system_b", "choice": "a" | "b" | "tie"}``.
+Labels (JSONL): ``{"topic", "system_a", "system_b", "choice": "a" | "b" | "tie"}``, or the
+``battles.jsonl`` of ``surveygraph arena`` (one dimension's verdict per battle: A → a, B → b,
+Tie and BothBad → tie), to measure how well a metric agrees with an arena judge.
 Scores: per (topic, system) values of one metric, from a CSV (``topic,system,score`` or a column
 named after the metric), a JSONL/JSON list of rows with ``topic``, ``system`` and the metric
 either as a key, inside a ``metrics`` dict, or in a ``metrics`` list of ``{"name", "value"}``; or
@@ -32,9 +34,19 @@ Scores = dict[tuple[str, str], float]
 CHOICES = {"a", "b", "tie"}
 
 
-def load_labels(path: Path) -> list[dict]:
+_ARENA_CHOICE = {"A": "a", "B": "b", "Tie": "tie", "BothBad": "tie"}
+
+
+def load_labels(path: Path, dimension: str = "D5") -> list[dict]:
     rows = []
     for n, row in read_jsonl(path, "labels"):
+        if "choice" not in row and isinstance(row.get("outcomes"), dict):  # an arena battle
+            verdict = row["outcomes"].get(dimension)
+            if verdict is None:
+                continue  # this battle failed or lacks the dimension
+            if verdict not in _ARENA_CHOICE:
+                raise UserError(f"{path}:{n}: arena verdict {verdict!r} for {dimension}")
+            row = {**row, "choice": _ARENA_CHOICE[verdict]}
         missing = [k for k in ("topic", "system_a", "system_b", "choice") if k not in row]
         if missing:
             raise UserError(f"{path}:{n}: missing {', '.join(missing)}")

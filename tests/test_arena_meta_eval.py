@@ -136,3 +136,20 @@ def test_meta_eval_cli(tmp_home):
     assert "accuracy  0.583" in res.output and "spearman  0.500" in res.output
     bad = runner.invoke(app, ["meta-eval", "nope.jsonl", "--metric", "x", "--scores", "y.csv"])
     assert isinstance(bad.exception, UserError) and "labels file not found" in str(bad.exception)
+
+
+def test_meta_eval_takes_arena_battles_as_labels(tmp_path):
+    battles = tmp_path / "battles.jsonl"
+    rows = [("t1", "alpha", "beta", {"D5": "A", "D1": "B"}), ("t1", "beta", "gamma", {"D5": "BothBad", "D1": "A"}),
+            ("t2", "gamma", "alpha", {"D5": "B"}), ("t2", "beta", "alpha", {})]  # the last battle failed
+    battles.write_text("".join(json.dumps({"battle_id": f"{t}|{a}|{b}", "topic": t, "system_a": a, "system_b": b,
+                                           "outcomes": o}) + "\n" for t, a, b, o in rows))
+    assert [r["choice"] for r in load_labels(battles)] == ["a", "tie", "b"]
+    assert [r["choice"] for r in load_labels(battles, "D1")] == ["b", "a"]
+    res = CliRunner().invoke(app, ["meta-eval", str(battles), "--metric", "score", "--dimension", "D5",
+                                   "--scores", str(FIXTURES / "meta_eval_scores.csv"), "--bootstrap", "50"])
+    assert res.exit_code == 0, res.output
+    assert "3 of 3 labelled pairs scored" in res.output
+    bad = CliRunner().invoke(app, ["meta-eval", str(battles), "--metric", "score", "--dimension", "D9",
+                                   "--scores", str(FIXTURES / "meta_eval_scores.csv")])
+    assert isinstance(bad.exception, UserError) and "D1-D5" in str(bad.exception)
