@@ -72,15 +72,20 @@ def responder(prompt: str) -> str:
     raise AssertionError("unrouted prompt: " + prompt[:200])
 
 
-@pytest.fixture
-def scripted(monkeypatch):
-    model = ScriptedChatModel(responder=responder)
+def patch_judge(monkeypatch, reply) -> ScriptedChatModel:
+    """Every judge the code under test builds answers with ``reply``."""
     import surveygraph.llm as llm
 
+    model = ScriptedChatModel(responder=reply)
     real = llm.build_role_clients
     monkeypatch.setattr(llm, "build_role_clients",
                         lambda settings, **kw: real(settings, chat_models={"judge": model}))
     return model
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    return patch_judge(monkeypatch, responder)
 
 
 def test_sam_prompts_carry_the_rubrics_and_inputs():
@@ -222,13 +227,10 @@ def rubric_responder(prompt: str) -> str:
 
 
 def test_rubrics_build_and_weights_cli(tmp_home, monkeypatch, tmp_path):
-    import surveygraph.llm as llm
     from surveygraph.cli import app
     from surveygraph.evaluation.judges.surveylens import ASPECTS, criteria_payload, load_rubric
 
-    model = ScriptedChatModel(responder=rubric_responder)
-    real = llm.build_role_clients
-    monkeypatch.setattr(llm, "build_role_clients", lambda s, **kw: real(s, chat_models={"judge": model}))
+    model = patch_judge(monkeypatch, rubric_responder)
     humans = tmp_path / "humans"
     humans.mkdir()
     for t in ("T1", "T2"):
@@ -320,12 +322,9 @@ def test_rubric_build_drops_unusable_criteria(tmp_home):
 
 
 def test_rubrics_build_cli_writes_nothing_when_no_criterion_is_usable(tmp_home, monkeypatch, tmp_path):
-    import surveygraph.llm as llm
     from surveygraph.cli import app
 
-    model = ScriptedChatModel(responder=rubric_responder)
-    real = llm.build_role_clients
-    monkeypatch.setattr(llm, "build_role_clients", lambda s, **kw: real(s, chat_models={"judge": model}))
+    patch_judge(monkeypatch, rubric_responder)
     humans = tmp_path / "humans"
     humans.mkdir()
     (humans / "JUNK.md").write_text("# JUNK\n\n## JUNK methods\nJUNK text [1].\n\n## References\n[1] JUNK paper\n")
