@@ -26,6 +26,7 @@ class GenerationDeps:
     clients: Any  # surveygraph.llm.RoleClients (planner / writer / judge + meter)
     bench_refs: Path | None = None
     human: Path | None = None  # human survey of the topic for the self-evaluation's judges / alignment
+    on_judgment: Callable[[str], None] | None = None  # progress of the self-evaluation's judge calls
     evaluate: Callable[..., Any] | None = None  # evaluate_survey; None = import lazily
     extra: dict = field(default_factory=dict)
 

@@ -44,6 +44,18 @@ def _printer(node: str, update: dict) -> None:
         console.print(f"[dim]•[/] {line}", highlight=False)
 
 
+def _judgment_ticker(every: int = 5):
+    """Judge calls in the self-evaluation take seconds to a minute each with the local model."""
+    count = 0
+
+    def tick(node: str) -> None:
+        nonlocal count
+        count += 1
+        if count % every == 0:
+            console.print(f"[dim]•[/] self-evaluation: {count} judge calls (last {node})", highlight=False)
+    return tick
+
+
 def _announce_models(settings) -> None:
     """One line naming the models (says so when the bundled local model is used)."""
     from ..llm import describe_default_model
@@ -183,6 +195,7 @@ def register(app: typer.Typer) -> None:
             refs = bench_refs or run_record(run_dir).get("bench_refs")
             deps = build_deps(settings, corpus=corpus, bench_refs=refs,
                               human=human or run_record(run_dir).get("human"))
+            deps.on_judgment = _judgment_ticker()
             if rerun_section:
                 result = _run_graph(lambda: rerun(run_dir, rerun_section, deps, runs_dir=out_dir or run_dir.parent,
                                                   on_update=_printer))
@@ -207,6 +220,7 @@ def register(app: typer.Typer) -> None:
         _announce_models(settings)
         _announce_judges(settings, human)
         deps = build_deps(settings, corpus=corpus, bench_refs=bench_refs, human=human)
+        deps.on_judgment = _judgment_ticker()
         result = _run_graph(lambda: start_run(topic, deps, runs_dir=out_dir, on_update=_printer))
         _report(result)
 

@@ -113,6 +113,7 @@ def test_generate_self_evaluation_runs_the_selected_judges(shared_data, monkeypa
                                  "--concurrency", "1", "--judges", "sam", "--human", str(human), *SMALL])
     assert result.exit_code == 0, result.output
     assert "judges sam on 2 survey(s)" in result.output  # the cost estimate comes before the run
+    assert "self-evaluation: 5 judge calls" in result.output  # progress while the judges work
     run_dir = Path(result.stdout.strip().splitlines()[-1]).parent
     metrics = {m["name"]: m for m in json.loads((run_dir / "evaluation.json").read_text())["metrics"]}
     assert metrics["sam_o"]["value"] == 82 and metrics["sam_c.avg"]["value"] == 70
