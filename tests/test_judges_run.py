@@ -157,7 +157,8 @@ def test_checklist_length_mismatch_falls_back_to_not_mentioned(tmp_home, monkeyp
     judge = make_judge(load_settings(), clients)
     sg = {"sub_group_name": "x", "requirements": [{"content": "a", "reward": 1.0}, {"content": "b", "reward": 1.0}]}
     assert judge_subgroup(report_sections("# T\ntext"), sg, judge) == ["not_mentioned"] * 2
-    assert len(model.calls) == 3  # three distinct attempts
+    assert len(model.calls) == 1 + load_settings().llm.retries  # the first ask, then repair prompts
+    assert "at least 2 items" in model.calls[1]  # the repair prompt names the required length
 
 
 def test_checklist_cli_scores_deepsynth_tasks(tmp_home, scripted, shared_data, tmp_path):

@@ -21,10 +21,9 @@ from ..jsonl import read_jsonl
 from .base import (
     Judge, approx_tokens, render_prompt, structured_error_types, trim_text,
 )
-from .verdicts import ChecklistVerdict
+from .verdicts import checklist_verdict
 
 LABELS = ("mentioned_correct", "not_mentioned", "mentioned_incorrect")
-LABEL_RETRIES = 3
 
 
 # --- task files ---------------------------------------------------------------------------------
@@ -160,14 +159,13 @@ def judge_subgroup(sections: list[SurveySection], subgroup: dict, judge: Judge) 
     budget = max(256, judge.budget - approx_tokens(criteria))
     prompt = render_prompt("checklist", survey_content=relevant_excerpt(list(sections), criteria, budget),
                            criteria_text=criteria, req_cnt=len(reqs))
-    for attempt in range(LABEL_RETRIES):  # length-validated; a retry is a distinct run
-        try:
-            verdict = judge.ask("judge.checklist", prompt, ChecklistVerdict, run=attempt)
-        except structured_error_types():
-            continue
-        if len(verdict.labels) == len(reqs):
-            return list(verdict.labels)
-    return ["not_mentioned"] * len(reqs)
+    # The verdict schema demands exactly len(reqs) labels, so a wrong-length answer is retried by
+    # the LLM client with a repair prompt that names the length (llm.retries, 3 by default: the
+    # spec's three attempts); after that the subgroup counts as not mentioned, as in DeepSynth.
+    try:
+        return list(judge.ask("judge.checklist", prompt, checklist_verdict(len(reqs))).labels)
+    except structured_error_types():
+        return ["not_mentioned"] * len(reqs)
 
 
 def score_task(task: dict, judge: Judge, report: str | None = None,

@@ -4,9 +4,10 @@ its reason before the number)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 # Required (no default): the local model's grammar puts required fields first in declared order
 # and may skip optional ones, so a required note makes it state a reason before the score.
@@ -60,6 +61,15 @@ ChecklistLabel = Literal["mentioned_correct", "not_mentioned", "mentioned_incorr
 
 class ChecklistVerdict(BaseModel):
     labels: list[ChecklistLabel] = Field(max_length=200)
+
+
+@lru_cache(maxsize=64)
+def checklist_verdict(n: int) -> type[ChecklistVerdict]:
+    """The verdict for a subgroup of ``n`` requirements: exactly ``n`` labels. The length is in the
+    JSON schema, so a local model's decoding grammar cannot stop early or run on (the 270M model
+    wrote 8 labels for 4 items, or ran on to the output limit, and every retry cost minutes)."""
+    return create_model(f"ChecklistVerdict{n}", __base__=ChecklistVerdict,
+                        labels=(list[ChecklistLabel], Field(min_length=n, max_length=n)))
 
 
 ArenaLabel = Literal["A", "B", "Tie", "BothBad"]
