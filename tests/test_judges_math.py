@@ -132,6 +132,7 @@ def test_rationale_falls_back_to_what_the_number_means():
     assert rationale_of(["", "clear outline"], "x") == "clear outline"
     assert rationale_of(["1", "10 points"], "35.0/100 on the SAM-C rubric") == \
         "35.0/100 on the SAM-C rubric (the judge gave no usable note: '1')"
+    assert rationale_of(["100 points, 350 points, 200 points"], "x").startswith("x (the judge gave no usable")
 
 
 def test_generated_placeholders_are_dropped():

@@ -234,9 +234,9 @@ def structured_error_types() -> tuple[type[BaseException], ...]:
 
 
 def usable_note(note: str) -> bool:
-    """A note that says something: at least two words with letters (the 270M model writes "1",
-    "10 points" or copies a heading number)."""
-    return len(re.findall(r"[A-Za-z]{2,}", note or "")) >= 2
+    """A note that says something: at least two different words (the 270M model writes "1",
+    "10 points" or "100 points, 350 points, 200 points, ...")."""
+    return len({w.lower() for w in re.findall(r"[A-Za-z]{2,}", note or "")}) >= 2
 
 
 def rationale_of(notes: Sequence[str], fallback: str) -> str:
