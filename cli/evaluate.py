@@ -165,10 +165,18 @@ def leaderboard_command(
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task("leaderboard", total=steps)
 
-        def on_step(message: str) -> None:
-            progress.update(task, advance=1, description=message[:60])
+        current = {"survey": "", "judged": 0}
 
-        board = run_leaderboard(inputs, settings, judges=judge_names, metrics=families, on_step=on_step)
+        def on_step(message: str) -> None:
+            current["survey"] = message[:50]
+            progress.update(task, advance=1, description=current["survey"])
+
+        def on_judgment(node: str) -> None:
+            current["judged"] += 1
+            progress.update(task, description=f"{current['survey']} · {current['judged']} judge calls")
+
+        board = run_leaderboard(inputs, settings, judges=judge_names, metrics=families, on_step=on_step,
+                                on_judgment=on_judgment)
         progress.update(task, completed=steps, description="done")
     paths = write_leaderboard(board, out_dir)
     ranks = board.mean_ranks()

@@ -165,8 +165,10 @@ def _union_maxsim(gen: dict[str, list[Survey]], humans: list[Survey], embed, set
 
 def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: list[str] | None = None,
                     metrics: list[str] | None = None,
-                    on_step: Callable[[str], None] | None = None) -> Leaderboard:
-    """Evaluate every (system, topic) survey against the topic's human survey."""
+                    on_step: Callable[[str], None] | None = None,
+                    on_judgment: Callable[[str], None] | None = None) -> Leaderboard:
+    """Evaluate every (system, topic) survey against the topic's human survey; ``on_step`` is
+    called per survey, ``on_judgment`` after every judge call sent to the model."""
     from ..graphs.evaluation import embedding_memo, evaluate_survey
     from .parsers import parse_survey
 
@@ -179,7 +181,7 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
     for topic in inputs.topics:
         human = _parse(parse_survey, inputs.human_files[topic], topic, "human")
         humans.append(human)
-        human_scores = _human_judge_scores(human, judge_names, settings)
+        human_scores = _human_judge_scores(human, judge_names, settings, on_judgment)
         bench = inputs.bench_files.get(topic)
         for system in inputs.systems:
             path = inputs.system_files.get((system, topic))
@@ -189,7 +191,8 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
             survey = _parse(parse_survey, path, topic, system)
             generated[system].append(survey)
             report = evaluate_survey(survey, settings, human=human, bench_refs=bench, judges=judge_names,
-                                     metrics=metrics, embed=embed, human_judge_scores=human_scores)
+                                     metrics=metrics, embed=embed, human_judge_scores=human_scores,
+                                     on_judgment=on_judgment)
             report.survey = str(path)
             reports[system][topic] = report
     union = {}
@@ -213,13 +216,15 @@ def _parse(parse_survey, path: Path, topic: str, system: str) -> Survey:
     return survey
 
 
-def _human_judge_scores(human: Survey, names: list[str], settings: Settings) -> dict[str, float] | None:
+def _human_judge_scores(human: Survey, names: list[str], settings: Settings,
+                        on_judgment: Callable[[str], None] | None = None) -> dict[str, float] | None:
     """Judge scores of the human survey itself: the Q_human of SGSimEval's Balanced score."""
     if not names:
         return None
     from .judges import run_judges
 
-    results = run_judges(human, human=None, topic=human.topic, names=names, settings=settings)
+    results = run_judges(human, human=None, topic=human.topic, names=names, settings=settings,
+                         on_judgment=on_judgment)
     return {m.name: m.value for m in results if m.value is not None}
 
 

@@ -334,3 +334,26 @@ def test_rubrics_build_cli_writes_nothing_when_no_criterion_is_usable(tmp_home, 
                                    "--out", str(target)])
     assert isinstance(res.exception, UserError) and "no usable criterion" in str(res.exception)
     assert not target.exists()
+
+
+def test_leaderboard_cli_runs_the_judges_for_every_survey(tmp_home, scripted, tmp_path):
+    from surveygraph.cli import app
+
+    root, humans = tmp_path / "systems", tmp_path / "humans"
+    for system in ("alpha", "beta"):
+        (root / system).mkdir(parents=True)
+        (root / system / "RAG.md").write_text(f"# {system} on RAG\n\n## Methods\n\n{system} retrieves [1].\n\n"
+                                              "## References\n\n[1] Dense Passage Retrieval\n")
+    humans.mkdir()
+    (humans / "RAG.md").write_text("# RAG survey\n\n## Retrieval\n\nDense retrieval [1].\n\n"
+                                   "## References\n\n[1] Dense Passage Retrieval\n")
+    res = CliRunner().invoke(app, ["leaderboard", str(root), "--human-dir", str(humans), "--out", str(tmp_path / "lb"),
+                                   "--metrics", "structure", "--judges", "sam"])
+    assert res.exit_code == 0, res.output
+    assert "judges sam on 3 survey(s)" in res.output  # two systems + the human survey (Balanced score)
+    board = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    for system in ("alpha", "beta"):
+        metrics = {m["name"]: m["value"] for m in board["reports"][system]["RAG"]["metrics"]}
+        assert metrics["sam_o"] == 82 and metrics["sam_c.avg"] == 70
+    # SAM-O for both drafts and for the human survey (its Q_human for the Balanced scores)
+    assert sum("Outline quality only" in c or "outline quality only" in c for c in scripted.calls) == 3
