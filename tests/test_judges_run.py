@@ -342,7 +342,7 @@ def test_leaderboard_cli_runs_the_judges_for_every_survey(tmp_home, scripted, tm
     root, humans = tmp_path / "systems", tmp_path / "humans"
     for system in ("alpha", "beta"):
         (root / system).mkdir(parents=True)
-        (root / system / "RAG.md").write_text(f"# {system} on RAG\n\n## Methods\n\n{system} retrieves [1].\n\n"
+        (root / system / "RAG.md").write_text(f"# {system} on RAG\n\n## Methods of {system}\n\n{system} retrieves [1].\n\n"
                                               "## References\n\n[1] Dense Passage Retrieval\n")
     humans.mkdir()
     (humans / "RAG.md").write_text("# RAG survey\n\n## Retrieval\n\nDense retrieval [1].\n\n"
