@@ -50,10 +50,9 @@ def self_evaluate(state: dict, deps: GenerationDeps) -> dict:
             from ..evaluation.parsers import parse_survey
 
             human = parse_survey(deps.human, topic=state.get("topic", ""))
-        progress = {"on_judgment": deps.on_judgment} if deps.on_judgment is not None else {}
         report = evaluate(build_survey(state), deps.settings, bench_refs=deps.bench_refs, human=human,
                           judges=list(deps.settings.evaluation.judges), retrieved=retrieved_papers(state),
-                          **progress)
+                          on_judgment=deps.on_judgment)
         data = report.model_dump(mode="json")
         fallbacks = []
     except Exception as exc:  # noqa: BLE001 - a broken evaluator must not lose the written survey

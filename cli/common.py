@@ -17,6 +17,18 @@ console = Console(stderr=True)
 out = Console()  # results (tables, JSON) go to stdout; progress and messages to stderr
 
 
+def split_list(value: str | None, allowed: tuple[str, ...] | None = None, what: str = "value") -> list[str] | None:
+    """A comma-separated option as a list (None when not given), checked against ``allowed``."""
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if allowed is not None:
+        unknown = [v for v in items if v not in allowed]
+        if unknown:
+            raise UserError(f"unknown {what}: {', '.join(unknown)} (choose from {', '.join(allowed)})")
+    return items
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     console.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(code)

@@ -8,21 +8,10 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
-from .common import console, get_settings, out
+from .common import console, get_settings, out, split_list
 
 METRIC_FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim")
 FORMATS = ("json", "md", "html")
-
-
-def _split(value: str | None, allowed: tuple[str, ...] | None = None, what: str = "value") -> list[str] | None:
-    if value is None:
-        return None
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    if allowed is not None:
-        unknown = [v for v in items if v not in allowed]
-        if unknown:
-            raise UserError(f"unknown {what}: {', '.join(unknown)} (choose from {', '.join(allowed)})")
-    return items
 
 
 def _settings(ctx: typer.Context, tau, lam, sim_mode, rescale, judge_llm=None):
@@ -85,8 +74,8 @@ def evaluate_command(
 
     if fmt not in FORMATS:
         raise UserError(f"unknown --format {fmt!r} (use json, md or html)")
-    families = _split(metrics, METRIC_FAMILIES, "metric family")
-    judge_names = _split(judges) or []
+    families = split_list(metrics, METRIC_FAMILIES, "metric family")
+    judge_names = split_list(judges) or []
     if families:
         needs = {"alignment": human, "sgsim": human, "coverage": bench_refs}
         flag = {"alignment": "--human", "sgsim": "--human", "coverage": "--bench-refs"}
@@ -144,17 +133,17 @@ def leaderboard_command(
 
     from ..evaluation.leaderboard import discover, run_leaderboard, write_leaderboard
 
-    families = _split(metrics, METRIC_FAMILIES, "metric family")
+    families = split_list(metrics, METRIC_FAMILIES, "metric family")
     if families and "coverage" in families and bench_refs_dir is None:
         raise UserError("coverage needs --bench-refs-dir")
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"--out is a file, not a folder: {out_dir}")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
         raise UserError(f"{out_dir} is not empty; pass --force to write into it")
-    inputs = discover(root, human_dir, systems=_split(systems), topics=_split(topics),
+    inputs = discover(root, human_dir, systems=split_list(systems), topics=split_list(topics),
                       bench_refs_dir=bench_refs_dir)
     settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim, judge_llm)
-    judge_names = _split(judges) or []
+    judge_names = split_list(judges) or []
     n_surveys = len(inputs.system_files)
     console.print(f"{len(inputs.systems)} systems ({', '.join(inputs.systems)}) × {len(inputs.topics)} topics: "
                   f"{n_surveys} surveys; bench refs for {len(inputs.bench_files)} topic(s)", highlight=False)

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
-from .common import console, fail, get_settings, out, quiet_third_party
+from .common import console, fail, get_settings, out, quiet_third_party, split_list
 
 
 def describe_update(node: str, update: dict) -> str | None:
@@ -117,18 +117,6 @@ def _user_errors(command):
     return wrapper
 
 
-def _judge_names(judges: Optional[str]) -> list[str] | None:
-    if judges is None:
-        return None
-    from ..evaluation.judges import JUDGE_NAMES
-
-    names = [j.strip() for j in judges.split(",") if j.strip()]
-    unknown = [n for n in names if n not in JUDGE_NAMES]
-    if unknown:
-        raise UserError(f"unknown judge(s) {', '.join(unknown)}; choose from {', '.join(JUDGE_NAMES)}")
-    return names
-
-
 def _announce_judges(settings, human) -> None:
     """The self-evaluation's judge cost, before the run starts (judges also score the human survey)."""
     if settings.evaluation.judges and settings.generation.self_evaluate:
@@ -179,7 +167,9 @@ def register(app: typer.Typer) -> None:
             raise UserError("--rerun-section needs --resume RUN_ID (the finished run to start from)")
         _existing_file(bench_refs, "bench refs file")
         _existing_file(human, "human survey")
-        judge_names = _judge_names(judges)
+        from ..evaluation.judges import JUDGE_NAMES
+
+        judge_names = split_list(judges, JUDGE_NAMES, "judge")
         roles = {"default": llm, "planner": planner_llm, "writer": writer_llm, "judge": judge_llm}
         if resume:
             base = get_settings(ctx)

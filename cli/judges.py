@@ -10,16 +10,12 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
-from .common import console, get_settings, out
+from .common import console, get_settings, out, split_list
 
 rubrics_app = typer.Typer(help="Build SurveyLens discipline rubrics and learn their aspect weights.",
                           no_args_is_help=True)
 checklist_app = typer.Typer(help="DeepSynth-Eval checklists: generate from a human survey, score drafts.",
                             no_args_is_help=True)
-
-
-def _split(value: Optional[str]) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
 def _progress(total: int, label: str):
@@ -61,7 +57,7 @@ def arena(
     from rich.table import Table
 
     from ..evaluation import arena as A
-    drafts = A.discover_drafts(root, human_dir, _split(topics), _split(systems))
+    drafts = A.discover_drafts(root, human_dir, split_list(topics), split_list(systems))
     battles = A.build_battles(drafts, battles_per_pair, seed)[:max_battles]  # already shuffled
     settings, judge = _judge(ctx, log, "arena", judge_model)
     per_call = judge.budget + 700  # both drafts are trimmed to share the judge's input budget
@@ -223,7 +219,7 @@ def rubrics_preferences(
     if out_path is not None and out_path.exists():
         raise UserError(f"{out_path} exists; choose a new file")
     rubric = SL.load_rubric(discipline, path=rubric_path)
-    drafts = A.discover_drafts(root, human_dir, _split(topics), _split(systems))
+    drafts = A.discover_drafts(root, human_dir, split_list(topics), split_list(systems))
     surveys = {t: {p: parse_survey(path, system=p, topic=t) for p, path in players.items()}
                for t, players in drafts.items()}
     settings, judge = _judge(ctx, log, "preferences", judge_model)

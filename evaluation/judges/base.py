@@ -254,6 +254,13 @@ def mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def mean_if_complete(results: Sequence[Any]) -> float | None:
+    """Mean of the results' values; None when any is missing (an average over the judgments that
+    happened to succeed would not be the paper's score)."""
+    values = [r.value for r in results if r.value is not None]
+    return mean(values) if len(values) == len(results) else None
+
+
 def swap_label(label: str) -> str:
     """Un-flip an A/B verdict made with the two inputs in swapped positions."""
     return {"A": "B", "B": "A"}.get(label, label)

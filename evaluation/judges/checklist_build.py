@@ -132,12 +132,13 @@ def generate_task(human: Survey, topic: str, judge: Judge | None, *, constructio
             progress(f"general group: {node.heading}")
     for kind, anchor in _anchors(roots, human)[:max_constraint]:
         g = None
-        source = anchor.text if kind == "taxonomy" else _anchor_text(kind, anchor)
+        anchor_text = _anchor_text(kind, anchor)
         if use_llm:
             prompt = render_prompt("checklist_constraint", topic=topic, kind=kind, n_sub=n_sub * 2,
-                                   n_req=n_req, anchor=trim_text(_anchor_text(kind, anchor), budget))
+                                   n_req=n_req, anchor=trim_text(anchor_text, budget))
+            source = f"{anchor.text}\n{anchor_text}" if kind == "taxonomy" else anchor_text
             g = _llm_group(judge, "judge.checklist.constraint", prompt, GeneratedConstraintGroup, True,
-                           n_sub * 2, n_req, source + "\n" + _anchor_text(kind, anchor))
+                           n_sub * 2, n_req, source)
         if g is None and fallback:
             g = (taxonomy_group(anchor, topic, body, generic, n_sub * 2, n_req) if kind == "taxonomy"
                  else table_group(anchor[0], anchor[1], n_sub * 2, n_req))

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ...models import Survey, SurveySection
+from ...models import Survey
 
 SKIP_SECTIONS = re.compile(r"reference|bibliograph|appendix|acknowledg|abstract|conclusion|introduction",
                            re.I)

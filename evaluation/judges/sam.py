@@ -5,7 +5,7 @@ prompts/judge_sam_c.txt (the A.9 rubrics, see specs/sgsimeval.md §8)."""
 from __future__ import annotations
 
 from ...models import MetricResult, Survey
-from .base import Judge, mean, outline_text, render_prompt, scored_runs, trim_sections
+from .base import Judge, mean_if_complete, outline_text, render_prompt, scored_runs, trim_sections
 from .verdicts import Score100
 
 SAM_C_DIMENSIONS = ("structure", "relevance", "coverage")
@@ -38,8 +38,7 @@ def judge_sam(survey: Survey, human: Survey | None, topic: str, judge: Judge) ->
         prompt = sam_c_prompt(survey, human, topic, dim, judge.budget)
         parts.append(_score_runs(f"sam_c.{dim}", judge, f"judge.sam_c.{dim}", prompt))
     results += parts
-    values = [p.value for p in parts if p.value is not None]
-    avg = mean(values) if len(values) == len(parts) else None
+    avg = mean_if_complete(parts)
     results.append(MetricResult(
         name="sam_c.avg", family="rubric", value=avg,
         rationale="mean of SAM-C structure, relevance and coverage (eq. 5)"

@@ -23,8 +23,8 @@ from ...errors import UserError
 from ...models import MetricResult, Survey
 from ..bradley_terry import fit_aspect_weights
 from .base import (
-    Judge, approx_tokens, failed_result, mean, outline_text, rationale_of, render_prompt, usable_note,
-    structured_error_types, trim_lines, trim_sections,
+    Judge, approx_tokens, failed_result, mean, mean_if_complete, outline_text, rationale_of, render_prompt,
+    structured_error_types, trim_lines, trim_sections, usable_note,
 )
 from .verdicts import AspectVerdict
 
@@ -295,8 +295,7 @@ def judge_component(survey: Survey, component: str, judge: Judge, rubric: dict |
 def judge_surveylens(survey: Survey, topic: str, judge: Judge, rubric: dict | None = None,
                      discipline: str = "cs") -> list[MetricResult]:
     parts = [judge_component(survey, c, judge, rubric, discipline) for c in COMPONENTS]
-    values = [p.value for p in parts if p.value is not None]
-    overall = mean(values) if len(values) == len(parts) else None
+    overall = mean_if_complete(parts)
     parts.append(MetricResult(
         name="surveylens.overall", family="rubric", value=overall,
         rationale="unweighted mean of the outline, content and reference S^RUB scores"
