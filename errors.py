@@ -1,15 +1,33 @@
-"""Errors that mean "the user asked for something we cannot do": the CLI prints them as one line."""
+"""Errors that mean "the user asked for something we cannot do": the CLI prints them as one line.
+
+Exit statuses of the ``surveygraph`` command (documented in README "Security and exit codes"):
+"""
+
+EXIT_OK = 0  # done; the result is usable
+EXIT_CRASH = 1  # an unexpected error stopped the command (a generation run can be resumed)
+EXIT_USER_ERROR = 2  # bad input, path, option or environment: one "error: ..." line, nothing written
+EXIT_DEGRADED = 3  # generate finished but the survey is not usable (no text, or every LLM call failed); files kept
+EXIT_NOT_A_SURVEY = 4  # evaluate was given something that is not a survey (binary, empty, no text)
+EXIT_INTERRUPTED = 130  # Ctrl-C
 
 
 class UserError(Exception):
     """A problem with the user's input or environment (bad path, no network, bad option).
 
-    The CLI shows ``error: <message>`` and exits with status 2, never a traceback.
+    The CLI shows ``error: <message>`` and exits with ``exit_code`` (2), never a traceback.
     """
+
+    exit_code = EXIT_USER_ERROR
 
 
 class NetworkUnavailable(UserError):
     """A remote service (arXiv, Semantic Scholar, an LLM API) could not be reached."""
+
+
+class NotASurvey(UserError):
+    """The file given to ``evaluate`` holds no survey text (binary, empty, unrelated JSON)."""
+
+    exit_code = EXIT_NOT_A_SURVEY
 
 
 class BudgetExceeded(Exception):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -103,13 +103,45 @@ class GenerationSettings(BaseModel):
     seed: int = 0
     abstract_chars: int = Field(500, ge=50)  # abstract excerpt per paper in writer prompts
     paragraphs: int = Field(2, ge=1)  # paragraphs asked per subsection
+    # Content floor (agents/synthesis.py): abstract sentences kept per paper in a subsection's
+    # extractive synthesis, the text used whenever model prose is invalid or worse (agents/gate.py).
+    synthesis_per_paper: int = Field(2, ge=1)
+    # Comparison table per section + the survey's figure (agents/illustrate.py); off = ablation.
+    illustrate: bool = True
+    # Length preset. "default": 5 x 3 subsections, small prompts (fits the bundled local model).
+    # "surveyforge": SurveyForge-scale surveys for API models (8 x 4 subsections, the paper's
+    # 1,500 outline candidates, 15 papers and 4 paragraphs per subsection). A preset only fills
+    # fields left unset, so `--preset surveyforge --sections 6` keeps 6. Cost: docs/generation.md.
+    preset: Literal["default", "surveyforge"] = "default"
+
+    @model_validator(mode="after")
+    def _apply_preset(self) -> "GenerationSettings":
+        for name, value in GENERATION_PRESETS[self.preset].items():
+            if name not in self.model_fields_set:
+                setattr(self, name, value)
+        return self
+
+
+GENERATION_PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "surveyforge": {"sections": 8, "subsections": 4, "outline_candidates": 1500, "papers_per_section": 60,
+                    "papers_per_subsection": 15, "paragraphs": 4, "abstract_chars": 800, "synthesis_per_paper": 3},
+}
+# Output tokens per model call a preset needs (4 paragraphs of a subsection do not fit in 512);
+# applied to llm.max_output_tokens only when the user left it unset.
+PRESET_OUTPUT_TOKENS = {"default": None, "surveyforge": 1536}
 
 
 class EvaluationSettings(BaseModel):
     # Encoder for the similarity metrics (RA-AlignF1, tau-MaxSim, SGSimEval sigma, claim support).
     # Kept on contextual MiniLM: its thresholds mean something, a static model's do not.
     embedding_model: str = "minilm"
+    # SurveyLens' alignment threshold (0.95, set for Qwen3-Embedding-8B). Used as given when
+    # tau_mode = "paper"; "calibrated" (default) uses the encoder's per-component τ shipped in
+    # evaluation/data/calibration/<encoder>.json (same meaning on our encoders' similarity scale,
+    # see evaluation/calibration.py), falling back to `tau` for an encoder without a calibration.
     tau: float = 0.95
+    tau_mode: Literal["calibrated", "paper"] = "calibrated"
     lam: float = 1.0
     sim_mode: Literal["cosine", "chroma_l2"] = "cosine"
     rescale_maxsim: bool = False
@@ -147,6 +179,14 @@ class Settings(BaseSettings):
     @classmethod
     def _expand_home(cls, v: Path) -> Path:
         return v.expanduser().resolve()
+
+    @model_validator(mode="after")
+    def _preset_output_tokens(self) -> "Settings":
+        """The generation preset's per-call output limit, unless llm.max_output_tokens was set."""
+        tokens = PRESET_OUTPUT_TOKENS[self.generation.preset]
+        if tokens and "max_output_tokens" not in self.llm.model_fields_set:
+            self.llm.max_output_tokens = tokens
+        return self
 
     @classmethod
     def settings_customise_sources(

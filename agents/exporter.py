@@ -14,6 +14,10 @@ from pathlib import Path
 from ..memory import paper_from_dump
 from ..models import Citation, OutlineEntry, Reference, Survey, SurveySection
 from .deps import GenerationDeps
+from .outcome import run_outcome
+from .latex import tex_escape, tex_inline
+from .latex_document import cite_key, to_latex
+from ..sanitize import markdown_safe, redact, untrusted, without_injections
 from .text import CITATION_MARKER, marker_numbers, sentences, slugify
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
@@ -33,38 +37,66 @@ def new_run_dir(runs_dir: Path, topic: str, now: datetime | None = None) -> Path
 
 def reference_for(number: int, data: dict) -> Reference:
     paper = paper_from_dump(data)
-    authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
+    # Titles and author names come from the corpus: untrusted, reduced to plain text.
+    authors = ", ".join(untrusted(a) for a in paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
+    title = untrusted(paper.title)
     ident = f"arXiv:{paper.arxiv_id}" if paper.arxiv_id else (f"doi:{paper.doi}" if paper.doi else "")
-    text = ". ".join(p for p in (authors, paper.title, str(paper.year or "n.d."), ident) if p)
-    return Reference(key=str(number), text=text, title=paper.title, arxiv_id=paper.arxiv_id,
+    text = ". ".join(p for p in (authors, title, str(paper.year or "n.d."), ident) if p)
+    return Reference(key=str(number), text=text, title=title, arxiv_id=paper.arxiv_id,
                      doi=paper.doi, year=paper.year, paper_id=paper.paper_id)
+
+
+def safe_body(text: str, n_references: int) -> str:
+    """Survey prose as exported: no HTML or Markdown markup (markdown_safe), no sentence addressed
+    to a model (an echoed injection), and no citation marker naming a number we did not assign.
+    Model output and pasted abstracts are untrusted until here; our own markers are kept."""
+    def valid_marker(match) -> str:
+        numbers = [n for n in marker_numbers(match.group(1)) if 1 <= n <= n_references]
+        return "[" + ", ".join(str(n) for n in dict.fromkeys(numbers)) + "]" if numbers else ""
+
+    paragraphs = []
+    for paragraph in re.split(r"\n\s*\n", markdown_safe(text)):
+        kept, _dropped = without_injections(paragraph)
+        kept = re.sub(r"\s+([.,;:])", r"\1", CITATION_MARKER.sub(valid_marker, kept)).strip()
+        if kept:
+            paragraphs.append(kept)
+    return "\n\n".join(paragraphs)
 
 
 def build_survey(state: dict) -> Survey:
     """The run's survey as the shared ``Survey`` model (what evaluators read)."""
-    data, topic = state["survey"], state["topic"]
+    data, topic = state["survey"], untrusted(state["topic"])
+    n_refs = len(data["references"])
     sections: list[SurveySection] = []
     outline: list[OutlineEntry] = []
     if data.get("abstract"):
-        sections.append(SurveySection(heading="Abstract", level=1, text=data["abstract"], section_id="abstract"))
+        sections.append(SurveySection(heading="Abstract", level=1, text=safe_body(data["abstract"], 0),
+                                      section_id="abstract"))
     if data.get("introduction"):
-        sections.append(SurveySection(heading="Introduction", level=1, text=data["introduction"],
+        sections.append(SurveySection(heading="Introduction", level=1, text=safe_body(data["introduction"], n_refs),
                                       section_id="introduction"))
         outline.append(OutlineEntry(level=1, title="Introduction"))
     plan = {s["id"]: s for s in state["outline"]}
     for section in data["body"]:
         planned = plan.get(section["id"], {})
-        sections.append(SurveySection(heading=section["title"], level=1, section_id=section["id"]))
-        outline.append(OutlineEntry(level=1, title=section["title"], description=planned.get("description", ""),
-                                    query=planned.get("query", "")))
+        title = untrusted(section["title"])  # headings are model output or demo-outline text
+        # Section-level text = agents/illustrate.py's table (cells already sanitized); not safe_body,
+        # which joins lines and would break the pipe table.
+        table = "\n".join(markdown_safe(line) for line in section.get("text", "").splitlines())  # line by line
+        sections.append(SurveySection(heading=title, level=1, text=table.strip(), section_id=section["id"]))
+        outline.append(OutlineEntry(level=1, title=title, description=untrusted(planned.get("description", "")),
+                                    query=untrusted(planned.get("query", ""))))
         planned_subs = {s["id"]: s for s in planned.get("subsections", [])}
         for sub in section["subsections"]:
-            sections.append(SurveySection(heading=sub["title"], level=2, text=sub["text"], section_id=sub["id"]))
+            sub_title = untrusted(sub["title"])
+            sections.append(SurveySection(heading=sub_title, level=2, text=safe_body(sub["text"], n_refs),
+                                          section_id=sub["id"]))
             p = planned_subs.get(sub["id"], {})
-            outline.append(OutlineEntry(level=2, title=sub["title"], description=p.get("description", ""),
-                                        query=p.get("query", "")))
+            outline.append(OutlineEntry(level=2, title=sub_title, description=untrusted(p.get("description", "")),
+                                        query=untrusted(p.get("query", ""))))
     if data.get("conclusion"):
-        sections.append(SurveySection(heading="Conclusion", level=1, text=data["conclusion"], section_id="conclusion"))
+        sections.append(SurveySection(heading="Conclusion", level=1, text=safe_body(data["conclusion"], n_refs),
+                                      section_id="conclusion"))
         outline.append(OutlineEntry(level=1, title="Conclusion"))
     papers = state.get("papers") or {}
     references = [reference_for(n, papers[pid]) for n, pid in enumerate(data["references"], start=1)]
@@ -91,53 +123,35 @@ def to_markdown(survey: Survey) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-_TEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                 "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def tex_escape(text: str) -> str:
-    return "".join(_TEX_SPECIALS.get(ch, ch) for ch in text)
-
-
-def to_latex(survey: Survey) -> str:
-    def body(text: str) -> str:
-        escaped = tex_escape(text)
-        # [1, 3] -> \cite{ref1,ref3}; the markers contain only digits and separators, so
-        # escaping left them intact.
-        return CITATION_MARKER.sub(
-            lambda m: "\\cite{" + ",".join(f"ref{n}" for n in marker_numbers(m.group(1))) + "}", escaped)
-
-    out = ["\\documentclass{article}", "\\usepackage[utf8]{inputenc}", "\\usepackage{hyperref}",
-           f"\\title{{{tex_escape(survey.title)}}}", "\\date{}", "\\begin{document}", "\\maketitle"]
-    for section in survey.sections:
-        if section.section_id == "abstract":
-            out += ["\\begin{abstract}", body(section.text), "\\end{abstract}"]
-            continue
-        command = "section" if section.level == 1 else "subsection"
-        out.append(f"\\{command}{{{tex_escape(section.heading)}}}")
-        if section.text:
-            out += [body(p) + "\n" for p in re.split(r"\n\s*\n", section.text)]
-    out += ["\\bibliographystyle{plain}", "\\bibliography{references}", "\\end{document}"]
-    return "\n".join(out) + "\n"
-
-
 def to_bibtex(survey: Survey, papers_by_id: dict[str, dict]) -> str:
+    """references.bib, in the survey's citation order (``unsrt`` numbers it as the Markdown does).
+
+    arXiv papers carry ``eprint`` / ``archivePrefix`` / ``primaryClass`` (biblatex shows them) and
+    a ``url`` and ``note`` (classic styles like unsrt/plain print only those).
+    """
     import bibtexparser
     from bibtexparser.model import Entry, Field
 
     library = bibtexparser.Library()
     for ref in survey.references:
         paper = paper_from_dump(papers_by_id[ref.paper_id]) if ref.paper_id in papers_by_id else None
-        fields = [Field("title", "{" + tex_escape(ref.title or "") + "}")]
+        fields = [Field("title", "{" + tex_inline(ref.title or "") + "}")]
         if paper and paper.authors:
             fields.append(Field("author", tex_escape(" and ".join(paper.authors))))
         if ref.year:
             fields.append(Field("year", str(ref.year)))
         if ref.arxiv_id:
             fields += [Field("eprint", ref.arxiv_id), Field("archivePrefix", "arXiv")]
+            categories = getattr(paper, "categories", None) or []
+            if categories:
+                fields.append(Field("primaryClass", str(categories[0])))
+            fields += [Field("url", f"https://arxiv.org/abs/{ref.arxiv_id}"),
+                       Field("note", f"arXiv:{ref.arxiv_id}")]
         if ref.doi:
-            fields.append(Field("doi", tex_escape(ref.doi)))
-        library.add(Entry("misc", f"ref{ref.key}", fields))
+            fields.append(Field("doi", ref.doi))
+            if not ref.arxiv_id:
+                fields.append(Field("url", f"https://doi.org/{ref.doi}"))
+        library.add(Entry("misc", cite_key(ref.key), fields))
     return bibtexparser.write_string(library)
 
 
@@ -151,7 +165,7 @@ def manifest(state: dict, deps: GenerationDeps, extra: dict | None = None) -> di
     models = {role: getattr(getattr(clients, role, None), "spec", None)
               or deps.settings.llm.for_role(role) for role in ("planner", "writer", "judge")}
     drafts = state.get("drafts") or {}
-    return {
+    return redact({  # no password or key from the settings or an error message reaches the file
         "run_id": state.get("run_id"),
         "topic": state["topic"],
         "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -162,11 +176,13 @@ def manifest(state: dict, deps: GenerationDeps, extra: dict | None = None) -> di
         "budget_exhausted": bool(state.get("budget_exhausted")),
         "subsection_status": {sid: d.get("status") for sid, d in sorted(drafts.items())},
         "fallbacks": state.get("fallbacks") or [],
+        "gate": state.get("gate") or {},  # per step: model text or floor, and why (agents/gate.py)
         "failures": state.get("failures") or [],
         "citations": state.get("integrity") or {},
         "papers_per_subsection": {sid: r.get("paper_ids", []) for sid, r in sorted((state.get("readings") or {}).items())},
+        "outcome": run_outcome(state, meter.entries()),  # usable survey or not: generate's exit status
         **(extra or {}),
-    }
+    })
 
 
 def export_survey(state: dict, deps: GenerationDeps) -> dict:
@@ -177,9 +193,10 @@ def export_survey(state: dict, deps: GenerationDeps) -> dict:
     record = survey.model_dump(mode="json")
     record.update(
         run_id=state.get("run_id"),
-        abstract=state["survey"].get("abstract", ""),
+        abstract=safe_body(state["survey"].get("abstract", ""), 0),
         subsection_papers={sid: r.get("paper_ids", []) for sid, r in (state.get("readings") or {}).items()},
-        subqueries={sid: r.get("subqueries", []) for sid, r in (state.get("readings") or {}).items()},
+        subqueries={sid: [untrusted(q) for q in r.get("subqueries", [])]
+                    for sid, r in (state.get("readings") or {}).items()},
         integrity=state.get("integrity") or {},
     )
     files = {

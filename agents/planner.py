@@ -3,18 +3,27 @@
 gather_topic_context: P_R (papers for the topic, kept as memory M) and P_S (human outlines).
 plan_sections: first-level headings, each with a description and a query.
 plan_subsections: per section, retrieve M_i and draft second-level headings with queries.
+
+Both planning steps first build the deterministic outline floor (agents/outline_floor.py: M
+clustered into sections and subsections, named from their papers and the human outlines). The
+model's headings replace the floor only when every one of them passes agents/validators.py;
+otherwise the floor is used and manifest.fallbacks says which headings failed and why.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..errors import UserError
 from ..memory import PaperMemory, remember_papers
 from ..models import normalize_title
 from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
-from .schemas import plan_max_tokens, sections_schema, subsections_schema
-from .outline_fallback import demo_headings, fill_entries, sanitize_entries
+from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
+from .outline_floor import build_outline_floor
+from .plan_vectors import floor_inputs, memory_encoder
 from .text import as_data
+from .validators import validate_heading
 
 PROMPT_TITLES = 40  # paper titles shown to the planner: enough to ground it, small for 8k contexts
 DEMO_LINES = 30  # lines of each demonstration outline shown
@@ -63,81 +72,155 @@ def gather_topic_context(state: dict, deps: GenerationDeps) -> dict:
     hits = deps.corpus.search(topic, k=deps.settings.generation.outline_candidates, mode="hybrid", tre=False)
     ids, dumps = remember_papers(hits)
     demos, fallback = _demo_outlines(deps, topic, k=3)
-    update: dict = {"memory": ids, "papers": dumps, "demos": demos}
+    # Papers both retrievers (dense and BM25) found: the reference for the outline floor's
+    # topical filter.
+    consensus = [h.paper.paper_id for h in hits if len(getattr(h, "ranks", {}) or {}) > 1]
+    update: dict = {"memory": ids, "papers": dumps, "demos": demos, "memory_consensus": consensus}
     if fallback:
         update["fallbacks"] = [fallback]
     return update
 
 
+_NUMBERING = re.compile(r"^\s*(?:[IVX]+\.|\d+(?:\.\d+)*\.?)\s+")
+TITLE_CAP = HeadingDraft.model_json_schema()["properties"]["title"].get("maxLength")  # cut at this length
+
+
+def checked_entries(raw: list, n: int, *, topic: str, taken: set[str], prompt_titles: set[str]) -> tuple[list[dict], list[dict]]:
+    """Model headings that pass validation (at most ``n``) and the rejected ones with reasons.
+
+    Only numbering ("2.1 ") and surrounding whitespace are removed before validating: anything
+    else wrong with a heading (a cut, a copied year tag, an echo) is a reason to reject it.
+    """
+    kept, rejected = [], []
+    for item in raw or []:
+        data = item if isinstance(item, dict) else getattr(item, "model_dump", lambda: {})()
+        title = _NUMBERING.sub("", " ".join(str(data.get("title") or "").split()))
+        reasons = validate_heading(title, topic=topic, taken=taken, cap=TITLE_CAP, copied_titles=prompt_titles)
+        if reasons:
+            rejected.append({"title": title[:100], "reasons": reasons})
+            continue
+        if len(kept) == n:
+            continue
+        taken.add(normalize_title(title))
+        description = " ".join(str(data.get("description") or "").split())[:300] or title
+        query = " ".join(str(data.get("query") or "").split())[:200] or f"{title} {topic}"
+        kept.append({"title": title, "description": description, "query": query, "source": "model"})
+    return kept, rejected
+
+
+def _floor_record(node: str, n_kept: int, n: int, rejected: list[dict], *, item: str | None = None,
+                  extra: dict | None = None) -> dict:
+    record = {"node": node, "reason": f"model headings unusable ({n_kept}/{n} valid); used the outline floor "
+              "(clusters of the retrieved papers named by their key phrases)",
+              "rejected": rejected[:12], **(extra or {})}
+    if item:
+        record["item"] = item
+    return record
+
+
+def _outline_floor(state: dict, deps: GenerationDeps, ids: list[str], n_sections: int) -> tuple[list[dict], dict]:
+    settings = deps.settings.generation
+    kept_ids, vectors, encode, stats = floor_inputs(
+        deps.settings, state["topic"], ids, state.get("papers") or {}, set(state.get("memory_consensus") or []))
+    floor = build_outline_floor(state["topic"], kept_ids, state.get("papers") or {}, vectors,
+                                n_sections=n_sections, n_subsections=settings.subsections,
+                                demos=state.get("demos") or [], encode=encode, seed=settings.seed)
+    return floor, stats
+
+
 def plan_sections(state: dict, deps: GenerationDeps) -> dict:
-    """LLM drafts the first-level headings; unusable output falls back deterministically."""
+    """First-level headings: the model's if all are valid, else the outline floor's."""
     topic = state["topic"]
     n = deps.settings.generation.sections
     memory = PaperMemory.from_state(state)
     demos = state.get("demos") or []
+    floor, stats = _outline_floor(state, deps, memory.overall, n)
+    update: dict = {"fallbacks": [], "failures": [], "outline_floor": floor}
     kept: list[dict] = []
-    update: dict = {"fallbacks": [], "failures": []}
+    rejected: list[dict] = []
     if not state.get("budget_exhausted"):
+        papers = _paper_views(memory, memory.overall)
         prompt = render_prompt(
             "gen_plan_sections", topic=as_data(topic, 200), demos=_demo_views(demos, 2),
-            papers=_paper_views(memory, memory.overall), n_sections=n,
+            papers=papers, n_sections=n,
         )
         outcome = guarded_call("plan_sections", lambda: deps.clients.planner.structured(
             prompt, sections_schema(n), node="plan_sections", max_tokens=plan_max_tokens(n)))
         if outcome.ok:
-            kept = sanitize_entries(outcome.value.sections, n, topic=topic)
+            kept, rejected = checked_entries(outcome.value.sections, n, topic=topic, taken=set(),
+                                             prompt_titles={normalize_title(p["title"]) for p in papers})
         update["failures"] += [outcome.failure] if outcome.failure else []
         update["budget_exhausted"] = outcome.budget_exhausted
-    kept, fill = fill_entries(
-        kept, n, topic=topic, demo_titles=demo_headings(demos, 1),
-        paper_titles=memory.titles(memory.overall),
-    )
-    if fill:
-        update["fallbacks"].append({"node": "plan_sections", "reason": "planner output unusable "
-                                    f"or short ({n - fill['filled']}/{n} headings kept)", **fill})
+    if len(kept) < n:
+        update["fallbacks"].append(_floor_record("plan_sections", len(kept), n, rejected, extra={"floor": stats}))
+        kept = [{k: v for k, v in section.items() if k != "subsections"} for section in floor]
     update["outline"] = [
         {"id": str(i), **entry, "subsections": []} for i, entry in enumerate(kept, start=1)
     ]
     return update
 
 
+def _section_floor(section: dict, state: dict, deps: GenerationDeps, ids: list[str]) -> list[dict]:
+    """Subsections of one section from the floor: the floor's own for a floor section, else
+    M_i clustered into subsections (one section's worth of the same procedure)."""
+    for planned in state.get("outline_floor") or []:
+        if planned["title"] == section["title"] and planned.get("paper_ids") == section.get("paper_ids"):
+            return planned["subsections"]
+    floor, _ = _outline_floor(state, deps, ids, 1)
+    return floor[0]["subsections"] if floor else []
+
+
 def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: PaperMemory,
                       used_titles: set[str]) -> dict:
-    """Retrieve M_i for one section and draft its subsections (with fallback)."""
+    """M_i for one section (its cluster, or retrieval for a model-written heading) and its
+    subsections (the model's if all valid, else the floor's)."""
     settings = deps.settings.generation
-    hits = deps.corpus.search(section["query"], k=settings.papers_per_section, mode="hybrid", tre=False)
-    ids, dumps = remember_papers(hits)
-    memory.papers.update(dumps)
+    if section.get("paper_ids"):
+        ids, dumps = list(section["paper_ids"]), {}
+    else:
+        hits = deps.corpus.search(section["query"], k=settings.papers_per_section, mode="hybrid", tre=False)
+        ids, dumps = remember_papers(hits)
+        memory.papers.update(dumps)
     demos = state.get("demos") or []
     if settings.outline_demos == "related":
         demos, _ = _demo_outlines(deps, section["query"], k=2)
     kept: list[dict] = []
+    rejected: list[dict] = []
     result: dict = {"ids": ids, "dumps": dumps, "failure": None, "budget": False, "fallback": None}
-    if not (state.get("budget_exhausted")):
+    taken = {normalize_title(section["title"]), *used_titles}
+    if not state.get("budget_exhausted"):
+        papers = _paper_views(memory, ids)
         prompt = render_prompt(
             "gen_plan_subsections", topic=as_data(state["topic"], 200),
             section={k: as_data(section[k], 300) for k in ("title", "description")},
-            demos=_demo_views(demos, 2), papers=_paper_views(memory, ids),
-            n_subsections=settings.subsections,
+            demos=_demo_views(demos, 2), papers=papers, n_subsections=settings.subsections,
         )
         outcome = guarded_call("plan_subsections", lambda: deps.clients.planner.structured(
-            prompt, subsections_schema(settings.subsections), node="plan_subsections", max_tokens=plan_max_tokens(settings.subsections)),
-            item=section["id"])
-        if outcome.ok:  # a subsection may not repeat its section's title
-            kept = sanitize_entries(outcome.value.subsections, settings.subsections, topic=state["topic"],
-                                    taken={normalize_title(section["title"]), *used_titles})
+            prompt, subsections_schema(settings.subsections), node="plan_subsections",
+            max_tokens=plan_max_tokens(settings.subsections)), item=section["id"])
+        if outcome.ok:
+            kept, rejected = checked_entries(outcome.value.subsections, settings.subsections, topic=state["topic"],
+                                             taken=set(taken), prompt_titles={normalize_title(p["title"]) for p in papers})
         result["failure"], result["budget"] = outcome.failure, outcome.budget_exhausted
-    kept, fill = fill_entries(
-        kept, settings.subsections, topic=state["topic"], demo_titles=demo_headings(demos, 2),
-        paper_titles=memory.titles(ids), context=section["title"], exclude=used_titles,
-    )
-    if fill:
-        result["fallback"] = {"node": "plan_subsections", "item": section["id"],
-                              "reason": "planner output unusable or short", **fill}
+    if len(kept) < settings.subsections:
+        floor = _section_floor(section, {**state, "papers": {**(state.get("papers") or {}), **memory.papers}}, deps, ids)
+        if floor:
+            result["fallback"] = _floor_record("plan_subsections", len(kept), settings.subsections, rejected,
+                                               item=section["id"])
+            kept = [_unique(entry, taken) for entry in floor]
     result["subsections"] = [
         {"id": f"{section['id']}.{j}", **entry} for j, entry in enumerate(kept, start=1)
     ]
     return result
+
+
+def _unique(entry: dict, taken: set[str]) -> dict:
+    """A floor subsection whose name another section already uses gets its section's context."""
+    title = entry["title"]
+    if normalize_title(title) in taken:
+        title = f"{title} ({entry.get('terms', ['more'])[-1]})" if entry.get("terms") else f"{title} (II)"
+    taken.add(normalize_title(title))
+    return {**entry, "title": title}
 
 
 def plan_subsections(state: dict, deps: GenerationDeps) -> dict:
@@ -145,7 +228,7 @@ def plan_subsections(state: dict, deps: GenerationDeps) -> dict:
     memory = PaperMemory.from_state(state)
     outline, section_memory, papers = [], {}, {}
     update: dict = {"fallbacks": [], "failures": [], "budget_exhausted": False}
-    used: set[str] = set()  # subsection titles already taken by earlier sections
+    used: set[str] = {normalize_title(s["title"]) for s in state["outline"]}  # headings already taken
     for section in state["outline"]:
         view = {**state, "budget_exhausted": state.get("budget_exhausted") or update["budget_exhausted"]}
         result = _plan_one_section(section, view, deps, memory, used)

@@ -2,16 +2,27 @@
 
 Citation integrity is checked whatever the settings: a marker survives only if it names a paper
 that was in that subsection's writer prompt; every other marker is dropped and counted.
+Polish never empties a subsection: when every sentence of one was already said earlier, its best
+sentences stay, with a warning and a manifest entry. LLM smoothing goes through the gate.
 """
 
 from __future__ import annotations
 
+import logging
+import re
+
 from ..prompts import render_prompt
+from ..sanitize import markdown_safe
 from .deps import GenerationDeps, guarded_call
+from .gate import choose, interim_content_score
 from .text import (
-    MAX_REPETITION, PAPER_MARKER, clean_generated, collapse_loops, degenerate_repetition, drop_repeated_sentences,
-    renumber, resolve_local_citations,
+    PAPER_MARKER, clean_generated, collapse_loops, drop_repeated_sentences, renumber, resolve_local_citations,
+    sentences,
 )
+from .validators import trim_incomplete
+
+log = logging.getLogger(__name__)
+KEEP_WHEN_EMPTIED = 3  # sentences kept when repetition removal would empty a subsection
 
 
 def _subsections(outline: list[dict]):
@@ -26,10 +37,13 @@ def _to_local(text: str, keys: dict[str, str]) -> str:
     return PAPER_MARKER.sub(lambda m: f"[{local[m.group(1)]}]" if m.group(1) in local else "", text)
 
 
-def smooth_text(sid: str, heading: str, text: str, keys: dict[str, str], deps: GenerationDeps) -> tuple[str, dict]:
-    """Optional LLM smoothing of one subsection; unusable rewrites keep the original text."""
-    records: dict = {"failures": [], "fallbacks": [], "dropped": 0, "budget": False}
-    prompt = render_prompt("gen_smooth", heading=heading, text=_to_local(text, keys))
+def smooth_text(sid: str, heading: str, text: str, keys: dict[str, str], papers: list[dict],
+                deps: GenerationDeps) -> tuple[str, dict]:
+    """Optional LLM smoothing of one subsection, through the gate: the rewrite is used only when it
+    is valid prose and not worse than the text it rewrites (agents/gate.py)."""
+    records: dict = {"failures": [], "fallbacks": [], "dropped": 0, "budget": False, "gate": {}}
+    local = _to_local(text, keys)
+    prompt = render_prompt("gen_smooth", heading=heading, text=local)
     outcome = guarded_call("polish_sections", lambda: deps.clients.writer.complete(prompt, node="smooth"), item=sid)
     records["budget"] = outcome.budget_exhausted
     if outcome.failure:
@@ -37,13 +51,25 @@ def smooth_text(sid: str, heading: str, text: str, keys: dict[str, str], deps: G
     if not outcome.ok:
         return text, records
     smoothed, _ = collapse_loops(clean_generated(str(outcome.value)))
-    smoothed, dropped = resolve_local_citations(smoothed, keys)
-    if len(smoothed) < 0.5 * len(text) or degenerate_repetition(smoothed) > MAX_REPETITION:
+    smoothed = trim_incomplete(markdown_safe(smoothed))
+    chosen, decision = choose("polish_sections", sid, smoothed, local, score=interim_content_score(papers),
+                              min_words=min(40, len(local.split()) // 2))
+    records["gate"] = {f"polish_sections:{sid}": decision.record()}
+    if decision.winner == "floor":
         records["fallbacks"].append({"node": "polish_sections", "item": sid,
-                                     "reason": "smoothed text too short or repetitive; kept the draft"})
+                                     "reason": f"kept the draft: {decision.reason}"})
         return text, records
-    records["dropped"] = dropped
-    return smoothed, records
+    resolved, records["dropped"] = resolve_local_citations(chosen, keys)
+    return resolved, records
+
+
+def keep_best_sentences(original: str, limit: int = KEEP_WHEN_EMPTIED) -> str:
+    """A subsection's best sentences, in their order, for when repetition removal would empty it:
+    the sentences citing the most distinct papers (then the longest), at most ``limit``."""
+    said = [s for p in re.split(r"\n\s*\n", original) for s in sentences(p)]
+    ranked = sorted(range(len(said)), key=lambda i: (-len(set(PAPER_MARKER.findall(said[i]))),
+                                                      -len(said[i].split()), i))
+    return " ".join(said[i] for i in sorted(ranked[:limit]))
 
 
 def polish_sections(state: dict, deps: GenerationDeps) -> dict:
@@ -60,16 +86,29 @@ def polish_sections(state: dict, deps: GenerationDeps) -> dict:
     integrity = {"repeated_sentences_removed": 0, "loop_words_removed": 0, "smoothing_dropped": 0}
     update: dict = {"fallbacks": [], "failures": []}
     if settings.polish:
+        originals = list(texts)
         texts, integrity["repeated_sentences_removed"] = drop_repeated_sentences(texts)
+        for i, sid in enumerate(ids):
+            if originals[i].strip() and not texts[i].strip():  # polish must never empty a subsection
+                texts[i] = keep_best_sentences(originals[i])
+                reason = ("removing repeated sentences would have emptied the subsection; kept its "
+                          f"{len(sentences(texts[i]))} best sentences")
+                log.warning("polish_sections %s: %s", sid, reason)
+                update["fallbacks"].append({"node": "polish_sections", "item": sid, "reason": reason})
+                integrity["emptied_subsections_kept"] = integrity.get("emptied_subsections_kept", 0) + 1
         cleaned = [collapse_loops(t) for t in texts]
         texts = [t for t, _ in cleaned]
         integrity["loop_words_removed"] = sum(n for _, n in cleaned)
         if settings.llm_smoothing and not state.get("budget_exhausted"):
             headings = {sub["id"]: sub["title"] for _s, sub in _subsections(state["outline"])}
+            all_papers = state.get("papers") or {}
             for i, sid in enumerate(ids):
                 if not texts[i] or update.get("budget_exhausted"):
                     continue
-                texts[i], rec = smooth_text(sid, headings[sid], texts[i], drafts[sid]["keys"], deps)
+                keys = drafts[sid]["keys"]
+                papers = [all_papers.get(keys[k], {}) for k in sorted(keys, key=int)]
+                texts[i], rec = smooth_text(sid, headings[sid], texts[i], keys, papers, deps)
+                update["gate"] = {**update.get("gate", {}), **rec["gate"]}
                 integrity["smoothing_dropped"] += rec["dropped"]
                 update["failures"] += rec["failures"]
                 update["fallbacks"] += rec["fallbacks"]
@@ -78,7 +117,7 @@ def polish_sections(state: dict, deps: GenerationDeps) -> dict:
     texts = renumber(texts, numbering)
     by_id = dict(zip(ids, texts))
     body = [
-        {"id": section["id"], "title": section["title"],
+        {"id": section["id"], "title": section["title"], "text": "",  # section-level text: agents/illustrate.py
          "subsections": [{"id": sub["id"], "title": sub["title"], "text": by_id[sub["id"]]}
                          for sub in section["subsections"]]}
         for section in state["outline"]

@@ -26,6 +26,25 @@ def summary_lines(report: dict, limit: int = 60) -> list[str]:
     return lines
 
 
+def quality_summary(data: dict, survey) -> dict:
+    """The offline quality score (overall + components) and a one-line verdict placing it among
+    the ASG-Bench reference systems the model was fitted on (``model_v1.json``)."""
+    from ..evaluation.quality import score_survey, verdict
+
+    found = {m["name"].split(".", 1)[1]: m["value"] for m in data.get("metrics", [])
+             if m.get("name", "").startswith("quality.") and m.get("value") is not None}
+    scores = found if {"outline", "content", "reference", "overall"} <= set(found) else score_survey(survey)
+    return {"scores": {k: round(float(v), 3) for k, v in scores.items()}, "verdict": verdict(scores),
+            "component_verdicts": {c: verdict(scores, component=c) for c in ("outline", "content", "reference")}}
+
+
+def quality_lines(quality: dict) -> list[str]:
+    scores = quality["scores"]
+    return ["## Quality (offline learned score, SurveyLens 1-5 scale)", "",
+            " · ".join(f"{c} {scores[c]:.2f}" for c in ("overall", "outline", "content", "reference")),
+            "", quality["verdict"], ""]
+
+
 def retrieved_papers(state: dict) -> list[Paper]:
     """Every paper given to a writer (the run's retrieved set, for input coverage)."""
     papers, seen, out = state.get("papers") or {}, set(), []
@@ -50,17 +69,21 @@ def self_evaluate(state: dict, deps: GenerationDeps) -> dict:
             from ..evaluation.parsers import parse_survey
 
             human = parse_survey(deps.human, topic=state.get("topic", ""))
-        report = evaluate(build_survey(state), deps.settings, bench_refs=deps.bench_refs, human=human,
+        survey = build_survey(state)
+        report = evaluate(survey, deps.settings, bench_refs=deps.bench_refs, human=human,
                           judges=list(deps.settings.evaluation.judges), retrieved=retrieved_papers(state),
                           on_judgment=deps.on_judgment)
         data = report.model_dump(mode="json")
+        data["quality"] = quality_summary(data, survey)
         fallbacks = []
     except Exception as exc:  # noqa: BLE001 - a broken evaluator must not lose the written survey
         data = {"metrics": [], "warnings": [f"self-evaluation failed: {type(exc).__name__}: {exc}"]}
         fallbacks = [{"node": "self_evaluate", "reason": data["warnings"][0][:300]}]
     write_json(run_dir / "evaluation.json", data)
+    quality = quality_lines(data["quality"]) if data.get("quality") else []
     (run_dir / "evaluation.md").write_text(
-        "# Self-evaluation\n\n```\n" + "\n".join(summary_lines(data)) + "\n```\n", encoding="utf-8")
+        "# Self-evaluation\n\n" + "\n".join(quality) + "```\n" + "\n".join(summary_lines(data)) + "\n```\n",
+        encoding="utf-8")
     view = {**state, "evaluation": data, "fallbacks": (state.get("fallbacks") or []) + fallbacks}
     write_json(run_dir / "manifest.json", manifest(view, deps))
     return {"evaluation": data, "fallbacks": fallbacks}

@@ -6,12 +6,15 @@ import re
 from typing import Callable
 
 from ..models import normalize_title
+from ..sanitize import untrusted
 
 # [3], [2, 5], [1-3], [1; 4], [1][2] (each bracket separately). Only digits, separators, spaces.
 CITATION_MARKER = re.compile(r"\[(\s*\d+(?:\s*(?:,|;|-|–)\s*\d+)*\s*)\]")
 # Internal marker used between the writer and the final renumbering: [@arxiv:2503.01234]
 PAPER_MARKER = re.compile(r"\[@([^\]\s]+)\]")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[(\"'])")
+# Not after "et al." ("Smith et al. [3] propose ...") or common abbreviations (as evaluation/citations.py).
+_SENTENCE_SPLIT = re.compile(r"(?<!\bal\.)(?<!e\.g\.)(?<!i\.e\.)(?<!\bFig\.)(?<!\bvs\.)(?<!\bEq\.)(?<!\bcf\.)"
+                             r"(?<=[.!?])\s+(?=[A-Z\[(\"'])")
 _WORD = re.compile(r"\S+")
 
 
@@ -180,6 +183,7 @@ def clean_generated(text: str) -> str:
             continue
         lines.append(line.rstrip())
     text = re.sub(r"</?(?:paper|draft|outline)\b[^>]*>", "", "\n".join(lines))  # echoed prompt tags
+    text = re.sub(r"<<\s*(?:DATA|END)-[0-9a-f]*\s*>>", "", text)  # echoed data delimiters (prompts/__init__.py)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
@@ -190,12 +194,9 @@ def tidy_spaces(text: str) -> str:
 
 
 def as_data(text: str | None, limit: int | None = None) -> str:
-    """Quote retrieved text for a prompt: no tags can be closed or opened from inside it."""
-    value = " ".join((text or "").split())
-    if limit is not None and len(value) > limit:
-        cut = value[:limit].rsplit(" ", 1)[0]
-        value = cut + " ..."
-    return value.replace("<", "‹").replace(">", "›")
+    """Retrieved text for a prompt: ``sanitize.untrusted`` (no tag, delimiter or citation marker
+    can come from inside it); render_prompt sanitizes again, this call only applies the limit."""
+    return untrusted(text, limit)
 
 
 def slugify(text: str, max_len: int = 48) -> str:

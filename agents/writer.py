@@ -1,14 +1,20 @@
 """Write: one subsection from its papers only (SurveyForge §3.2, C_ij = LLM(O_ij, L_ij*)).
 
 The writer sees papers numbered [1]..[K] local to its prompt; the keys map back to paper ids.
-Retrieved text goes inside <paper> tags, declared as data, with tags inside it neutralised.
+Retrieved text is sanitized and quoted as data (prompts/__init__.py). The model's draft replaces
+the subsection's extractive synthesis (agents/synthesis.py) only when the gate accepts it
+(agents/gate.py); the decision is recorded in ``state["gate"]``.
 """
 
 from __future__ import annotations
 
 from ..prompts import render_prompt
+from ..sanitize import markdown_safe
 from .deps import GenerationDeps, guarded_call
-from .text import CITATION_MARKER, as_data, looks_like_prose, clean_generated, collapse_loops, marker_numbers, sentences
+from .gate import choose, interim_content_score
+from .synthesis import synthesize
+from .text import CITATION_MARKER, as_data, looks_like_prose, clean_generated, collapse_loops, marker_numbers
+from .validators import trim_incomplete, validate_prose
 
 MIN_WORDS = 40  # shorter drafts (e.g. "I would like to respond.") are not survey prose
 
@@ -42,56 +48,73 @@ def usable_draft(text: str, n_papers: int) -> bool:
     return looks_like_prose(text, MIN_WORDS) and any(1 <= n <= n_papers for n in cited)
 
 
-def extractive_draft(papers: list[dict], paragraphs: int) -> str:
-    """Deterministic stand-in for unusable model text: each paper's title, year and first
-    abstract sentence, cited with its local key (so the citations are right by construction)."""
-    lines = []
-    for number, paper in enumerate(papers, start=1):
-        first = (sentences(" ".join((paper.get("abstract") or "").split())) or [""])[0]
-        words = first.split()
-        first = " ".join(words[:45]) + (" ..." if len(words) > 45 else "")
-        year = f" ({paper['year']})" if paper.get("year") else ""
-        lead = f"{paper.get('title', '').rstrip('.')}{year}"
-        lines.append(f"{lead}: {first.rstrip('.')} [{number}]." if first else f"{lead} [{number}].")
-    size = max(1, -(-len(lines) // paragraphs))
-    return "\n\n".join(" ".join(lines[i:i + size]) for i in range(0, len(lines), size))
-
-
 def _paper_id(paper: dict) -> str:
     from ..memory import paper_from_dump
 
     return paper_from_dump(paper).paper_id
 
 
+def subsection_encoder(deps: GenerationDeps):
+    """The corpus's sentence encoder (disk-cached MiniLM by default) for the synthesis, or None
+    (TF-IDF) when the corpus has none."""
+    embedder = getattr(deps.corpus, "embedder", None)
+    return getattr(embedder, "encode", None)
+
+
+def floor_text(task: dict, deps: GenerationDeps) -> str:
+    """The subsection's content floor: the extractive synthesis of its papers."""
+    sub = task["subsection"]
+    return synthesize(sub.get("title", ""), task["papers"], description=sub.get("description", ""),
+                      encode=subsection_encoder(deps), per_paper=deps.settings.generation.synthesis_per_paper)
+
+
+def citation_problems(text: str, n_papers: int) -> list[str]:
+    cited = {n for m in CITATION_MARKER.finditer(text) for n in marker_numbers(m.group(1))}
+    return [] if any(1 <= n <= n_papers for n in cited) else ["cites none of the papers it was given"]
+
+
 def write_subsection(task: dict, deps: GenerationDeps) -> dict:
-    """Draft one subsection; failures and a spent budget leave an empty, labelled draft."""
+    """Draft one subsection: the model's text when the gate accepts it, else the extractive floor.
+
+    The floor is computed first (no model, no tokens), so a failed call or a spent budget still
+    leaves a grounded synthesis; ``status`` says what happened to the model call.
+    """
     settings = deps.settings.generation
     sid = task["subsection"]["id"]
     prompt, keys = writer_prompt(task, settings.abstract_chars, settings.paragraphs)
-    draft = {"text": "", "keys": keys, "status": "written", "loops_removed": 0}
     update: dict = {}
-    if task.get("budget_exhausted"):
-        draft["status"] = "skipped-budget"
-    elif not task["papers"]:
-        draft["status"] = "no-papers"
+    if not task["papers"]:
         update["fallbacks"] = [{"node": "write_subsection", "item": sid,
                                 "reason": "no papers retrieved; subsection left empty"}]
+        update["drafts"] = {sid: {"text": "", "keys": keys, "status": "no-papers", "loops_removed": 0}}
+        return update
+    floor = floor_text(task, deps)
+    draft = {"text": floor, "keys": keys, "status": "extractive", "loops_removed": 0}
+    model_text, why = None, "no model text"
+    if task.get("budget_exhausted"):
+        draft["status"], why = "skipped-budget", "token budget spent before this subsection; no model call"
     else:
         outcome = guarded_call("write_subsection",
                                lambda: deps.clients.writer.complete(prompt, node="write_subsection"), item=sid)
         if outcome.budget_exhausted:
-            draft["status"] = "skipped-budget"
+            draft["status"], why = "skipped-budget", "token budget spent; no model call"
             update["budget_exhausted"] = True
         elif outcome.failure:
-            draft["status"] = "failed"
+            draft["status"], why = "failed", f"model call failed ({outcome.failure['error'][:120]})"
             update["failures"] = [outcome.failure]
         else:
-            text, removed = collapse_loops(clean_generated(str(outcome.value)))
-            draft.update(text=text, loops_removed=removed)
-            if not usable_draft(text, len(task["papers"])):
-                draft.update(text=extractive_draft(task["papers"], settings.paragraphs), status="extractive")
-                update["fallbacks"] = [{"node": "write_subsection", "item": sid, "reason": "model text unusable "
-                                        f"({len(text.split())} words; too short, looping or without a valid citation); wrote an extractive summary "
-                                        "of the subsection's papers"}]
+            model_text, removed = collapse_loops(clean_generated(str(outcome.value)))
+            model_text = trim_incomplete(markdown_safe(model_text))
+            draft["loops_removed"] = removed
+    n = len(task["papers"])
+    text, decision = choose(
+        "write_subsection", sid, model_text, floor, score=interim_content_score(task["papers"]),
+        validate=lambda t: validate_prose(t, min_words=MIN_WORDS) + citation_problems(t, n), no_model_reason=why)
+    draft["text"] = text
+    if decision.winner == "model":
+        draft["status"] = "written"
+    else:
+        update["fallbacks"] = [decision.fallback()]
+    update["gate"] = {f"write_subsection:{sid}": decision.record()}
     update["drafts"] = {sid: draft}
     return update

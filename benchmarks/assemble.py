@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["sources", "retrieval", "llm", "generation", "parsers", "evaluation", "judges"]
+ORDER = ["sources", "retrieval", "llm", "generation", "offline_floor", "parsers", "evaluation", "validity",
+         "quality", "judges", "reliability", "reliability_inputs", "protocols"]
 
 
 def demote(markdown: str) -> str:

@@ -90,9 +90,10 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=2000)
     parser.add_argument("--llm", default="local", help="local | synthetic | any model spec")
     parser.add_argument("--synthetic-words", type=int, default=1500)
-    parser.add_argument("--sections", type=int, default=5)
-    parser.add_argument("--subsections", type=int, default=3)
-    parser.add_argument("--papers-per-subsection", type=int, default=8)
+    parser.add_argument("--preset", default="default", help="generation preset: default | surveyforge")
+    parser.add_argument("--sections", type=int, default=None, help="default: the preset's")
+    parser.add_argument("--subsections", type=int, default=None, help="default: the preset's")
+    parser.add_argument("--papers-per-subsection", type=int, default=None, help="default: the preset's")
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
@@ -102,8 +103,9 @@ def main() -> None:
     from surveygraph.settings import Settings
 
     ensure_home(args.home, args.data, args.papers)
-    generation = {"sections": args.sections, "subsections": args.subsections, "concurrency": args.concurrency,
-                  "papers_per_subsection": args.papers_per_subsection}
+    generation = {"preset": args.preset, "concurrency": args.concurrency, **{k: v for k, v in {
+        "sections": args.sections, "subsections": args.subsections,
+        "papers_per_subsection": args.papers_per_subsection}.items() if v is not None}}
     llm = {"cache": False}
     chat_models = None
     if args.llm == "synthetic":
@@ -112,6 +114,8 @@ def main() -> None:
     else:
         llm["default"] = args.llm
     settings = Settings(home=args.home, llm=llm, generation=generation)
+    args.sections, args.subsections = settings.generation.sections, settings.generation.subsections
+    args.papers_per_subsection = settings.generation.papers_per_subsection
     deps = build_deps(settings, chat_models=chat_models)
     load_before = load_average()
     started = time.perf_counter()

@@ -10,7 +10,8 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
-from .common import console, quiet_third_party
+from ..settings import default_home
+from .common import console, plain, quiet_third_party
 
 app = typer.Typer(
     name="surveygraph",
@@ -21,18 +22,29 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"surveygraph {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _global_options(
     ctx: typer.Context,
     home: Optional[Path] = typer.Option(
         None, "--home", envvar="SURVEYGRAPH_HOME",
-        help="Data home holding stores, caches and runs (default: per-user data dir).",
+        help=f"Data home holding stores, caches and runs (default: {default_home()}).",
     ),
     config: Optional[Path] = typer.Option(
         None, "--config", help="TOML settings file (default: ./surveygraph.toml if present)."
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug output."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print the version and exit."),
 ) -> None:
+    quiet_third_party()  # here, so every command (also under CliRunner) gets it
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -43,9 +55,9 @@ def _global_options(
 def _register_all() -> None:
     # Imported here, not at module top, so `surveygraph --help` stays fast: each module keeps
     # its heavy imports (torch, chromadb, llama.cpp) inside its command functions.
-    from . import corpus, doctor, evaluate, generate, judges
+    from . import corpus, doctor, evaluate, generate, judges, validate
 
-    for module in (corpus, generate, evaluate, judges, doctor):
+    for module in (corpus, generate, evaluate, judges, validate, doctor):
         module.register(app)
 
 
@@ -55,10 +67,10 @@ _register_all()
 def main() -> None:
     quiet_third_party()
     try:
-        app()
+        app(prog_name="surveygraph")
     except UserError as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False)
-        sys.exit(2)
+        console.print(f"[bold red]error:[/] {plain(exc)}", highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         console.print("interrupted")
         sys.exit(130)

@@ -9,12 +9,26 @@ from typing import Any, NoReturn
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
-from ..errors import UserError
+from ..errors import EXIT_USER_ERROR, UserError
+from ..sanitize import redact_text
 from ..settings import Settings, load_settings
+
+# One flag, --judge-llm, names the judge model in every command (--judge is a hidden old alias).
+JUDGE_LLM_HELP = "Judge model: local, gguf:PATH or provider:model (default: settings llm.judge, else llm.default)."
 
 console = Console(stderr=True)
 out = Console()  # results (tables, JSON) go to stdout; progress and messages to stderr
+
+
+def progress_bar(**kwargs: Any):
+    """The progress bar every command uses: description, bar, n/total, elapsed and ETA."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TimeRemainingColumn(), console=console, **kwargs)
 
 
 def split_list(value: str | None, allowed: tuple[str, ...] | None = None, what: str = "value") -> list[str] | None:
@@ -29,9 +43,25 @@ def split_list(value: str | None, allowed: tuple[str, ...] | None = None, what: 
     return items
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
+def plain(text: Any) -> str:
+    """Text for a Rich markup string: user input, paths, model names and error messages would
+    otherwise lose "[openai]"-like parts to markup; credentials are masked too."""
+    return escape(redact_text(str(text)))
+
+
+def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
+    console.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def check_home(home: Path) -> None:
+    """A data home must be a folder (or not exist yet): a file there used to give a traceback."""
+    for path in (home, *home.parents):
+        if path.exists():
+            if not path.is_dir():
+                what = "the data home" if path == home else f"a parent of the data home ({path})"
+                raise UserError(f"{what} is a file, not a folder: {home} (pass --home DIR or set SURVEYGRAPH_HOME)")
+            return
 
 
 def get_settings(ctx: typer.Context | None, **overrides: Any) -> Settings:
@@ -45,7 +75,9 @@ def get_settings(ctx: typer.Context | None, **overrides: Any) -> Settings:
     if obj.get("home") is not None:
         overrides.setdefault("home", obj["home"])
     try:
-        return load_settings(config, **overrides)
+        settings = load_settings(config, **overrides)
+        check_home(settings.home)
+        return settings
     except FileNotFoundError as exc:
         raise UserError(str(exc)) from exc
     except ValidationError as exc:
@@ -55,8 +87,36 @@ def get_settings(ctx: typer.Context | None, **overrides: Any) -> Settings:
 
 
 def quiet_third_party() -> None:
-    """Offline-safe defaults for libraries that otherwise phone home or log noisily."""
+    """Offline-safe defaults for libraries that otherwise phone home or log noisily, and no
+    third-party progress bars (tqdm "Loading weights", sentence-transformers "Batches"): our own
+    rich bars say what is happening. Called before any of those libraries is imported."""
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # tqdm reads TQDM_* defaults when it is imported; transformers and huggingface_hub have switches.
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    import sys
+
+    if "transformers" in sys.modules:  # imported earlier (tests, the Python API): switch it off too
+        sys.modules["transformers"].utils.logging.disable_progress_bar()
+    if "tqdm" in sys.modules:
+        _disable_tqdm(sys.modules["tqdm"])
+
+
+def _disable_tqdm(tqdm_module) -> None:
+    """Make an already imported tqdm default to ``disable=True`` (env defaults are read at import)."""
+    base = tqdm_module.tqdm
+    if getattr(base, "_surveygraph_quiet", False):
+        return
+    original_init = base.__init__
+
+    def quiet_init(self, *args, **kwargs):
+        kwargs.setdefault("disable", True)
+        original_init(self, *args, **kwargs)
+
+    base.__init__ = quiet_init
+    base._surveygraph_quiet = True

@@ -1,4 +1,4 @@
-"""CLI: corpus ingest / search / stats / prepare-models."""
+"""CLI: corpus ingest / search / stats / repair / prepare-models."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
+
+# `corpus ingest` of a file that ends early (truncated .gz): what was read is stored, the exit is 3.
+EXIT_INCOMPLETE_INPUT = 3
 from .common import console, get_settings, out
 
 _MODEL_HELP = ("Embedding model: minilm (accurate, default), minilm-static (fast: use it for large corpora), "
@@ -36,10 +39,15 @@ def _print_ingest_report(report) -> None:
         f"skipped {report.skipped}; embedding {report.embed_seconds:.1f}s, indexing {report.index_seconds:.1f}s",
         highlight=False,
     )
+    if report.repaired:
+        console.print(f"repaired: {report.repaired} papers an interrupted ingest had left out of the "
+                      f"vector store or the search index were added", highlight=False)
     if report.skipped_lines:
         shown = ", ".join(str(n) for n in report.skipped_lines[:10])
         more = " ..." if report.skipped > 10 else ""
         console.print(f"skipped lines: {shown}{more}", highlight=False)
+        for reason in report.reasons[:3]:
+            console.print(f"  {reason}", highlight=False, markup=False)
 
 
 def ingest(
@@ -54,10 +62,29 @@ def ingest(
     if not path.exists():
         raise UserError(f"no such file or directory: {path}")
     settings = get_settings(ctx, **{"embedding.model": embedding_model})
-    report = Corpus(settings).ingest_path(path, progress=True)
+    report = Corpus(settings, notify=_notify).ingest_path(path, progress=True)
     _print_ingest_report(report)
     if as_json:
         out.print_json(report.model_dump_json())
+    if report.truncated:
+        # The papers before the cut are stored; the run still fails so a script notices the loss.
+        console.print(f"[bold red]error:[/] {report.truncated}; the {report.added} new papers read before "
+                      f"it were added", highlight=False)
+        raise typer.Exit(EXIT_INCOMPLETE_INPUT)
+
+
+def _notify(message: str) -> None:
+    console.print(message, highlight=False, markup=False)
+
+
+def _warn_if_incomplete(corpus) -> None:
+    gap, writer = corpus.index_gap()
+    if gap and writer:
+        console.print(f"note: an ingest (pid {writer}) is adding papers; {gap} are not searchable yet", highlight=False)
+    elif gap:
+        console.print(f"[yellow]warning:[/] {gap} papers of the paper table are missing from the search "
+                      f"index (an interrupted ingest): results may miss them; run `surveygraph corpus repair`",
+                      highlight=False)
 
 
 def search(
@@ -78,17 +105,20 @@ def search(
         raise UserError(f"--mode must be hybrid, dense or bm25, got {mode!r}")
     year_range = parse_years(years)
     settings = get_settings(ctx, **{"embedding.model": embedding_model})
-    hits = Corpus(settings).search(query, k, mode=mode, year_range=year_range,  # type: ignore[arg-type]
-                                   categories=category or None, tre=False if no_tre else None)
+    corpus = Corpus(settings, notify=_notify)
+    hits = corpus.search(query, k, mode=mode, year_range=year_range,  # type: ignore[arg-type]
+                         categories=category or None, tre=False if no_tre else None)
+    _warn_if_incomplete(corpus)
     if as_json:
         out.print_json(json.dumps([h.model_dump(mode="json") for h in hits]))
         return
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table("rank", "year", "arXiv id", "title", "score")
     for rank, hit in enumerate(hits, start=1):
         table.add_row(str(rank), str(hit.paper.year or ""), hit.paper.arxiv_id or hit.paper.paper_id,
-                      hit.paper.title, f"{hit.score:.4f}")
+                      escape(hit.paper.title), f"{hit.score:.4f}")  # titles are untrusted: "[/x]" is not markup
     out.print(table)
 
 
@@ -96,12 +126,30 @@ def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help
     """Show what the index holds."""
     from ..retrieval.corpus import Corpus
 
-    info = Corpus(get_settings(ctx)).stats()
+    corpus = Corpus(get_settings(ctx), notify=_notify)
+    info = corpus.stats()
+    _warn_if_incomplete(corpus)
     if as_json:
         out.print_json(json.dumps(info))
         return
     for key, value in info.items():
         out.print(f"{key}: {value}", highlight=False)
+
+
+def repair(ctx: typer.Context) -> None:
+    """Make Chroma and the search index agree with the paper table (after a crash or kill)."""
+    from ..retrieval.corpus import Corpus
+
+    corpus = Corpus(get_settings(ctx), notify=_notify)
+    before = corpus.repair(progress=True)
+    after = corpus.check()
+    console.print(
+        f"before: papers {before.papers}, search index {before.index}, chroma {before.chroma}; "
+        f"added {len(before.missing_from_index)} to the index and {len(before.missing_from_chroma)} to chroma, "
+        f"removed {len(before.extra_in_index)} + {len(before.extra_in_chroma)} without a paper record; "
+        f"now: papers {after.papers}, search index {after.index}, chroma {after.chroma}", highlight=False)
+    if not after.consistent:
+        raise typer.Exit(1)
 
 
 def prepare_models(ctx: typer.Context) -> None:
@@ -121,4 +169,5 @@ def register(corpus_app: typer.Typer) -> None:
     corpus_app.command("ingest")(ingest)
     corpus_app.command("search")(search)
     corpus_app.command("stats")(stats)
+    corpus_app.command("repair")(repair)
     corpus_app.command("prepare-models")(prepare_models)

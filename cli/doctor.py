@@ -11,9 +11,11 @@ from .common import console, get_settings
 
 
 def _check_embedder(settings) -> str:
-    from ..retrieval.embeddings import get_embedder
+    from ..retrieval.embeddings import get_embedder, get_model
+    from ..retrieval.locking import home_is_writable
 
-    embedder = get_embedder(settings)
+    # A read-only home cannot open the embedding cache; the model itself still has to load.
+    embedder = (get_embedder if home_is_writable(settings.home) else get_model)(settings)
     vec = embedder.encode(["retrieval augmented generation"])
     return f"{embedder.name}: dim {vec.shape[1]}"
 
@@ -26,10 +28,27 @@ def _check_local_llm(settings) -> str:
     return f"gemma-3-270m replied {str(reply.content).strip()[:40]!r}"
 
 
+class StoreInconsistent(Exception):
+    """The paper table, the search index and Chroma do not hold the same papers."""
+
+
 def _check_store(settings) -> str:
     from ..retrieval.corpus import Corpus
 
-    return f"{Corpus(settings).count()} papers in the store at {settings.store_dir}"
+    check = Corpus(settings, notify=lambda m: console.print(m, highlight=False, markup=False)).check()
+    chroma = "not opened (read-only home)" if check.chroma is None else str(check.chroma)
+    counts = f"papers {check.papers}, search index {check.index}, chroma {chroma}"
+    if not check.consistent:
+        gaps = [f"{len(ids)} {what}" for what, ids in (
+            ("missing from the search index", check.missing_from_index),
+            ("in the index without a paper record", check.extra_in_index),
+            ("missing from chroma", check.missing_from_chroma),
+            ("in chroma without a paper record", check.extra_in_chroma)) if ids]
+        example = (check.missing_from_index or check.missing_from_chroma
+                   or check.extra_in_index or check.extra_in_chroma)[0]
+        raise StoreInconsistent(f"{counts}: {'; '.join(gaps)} (e.g. {example}); "
+                                f"fix: surveygraph --home {settings.home} corpus repair")
+    return f"{counts} agree, at {settings.store_dir}"
 
 
 def register(app: typer.Typer) -> None:

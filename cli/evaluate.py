@@ -7,22 +7,23 @@ from typing import Optional
 
 import typer
 
-from ..errors import UserError
-from .common import console, get_settings, out, split_list
+from ..errors import NotASurvey, UserError
+from .common import JUDGE_LLM_HELP, console, get_settings, out, progress_bar, split_list
 
-METRIC_FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim")
+METRIC_FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim", "quality")
 FORMATS = ("json", "md", "html")
 
 
 def _settings(ctx: typer.Context, tau, lam, sim_mode, rescale, judge_llm=None):
     if tau is not None and not 0.0 <= tau < 1.0:
         raise UserError("--tau must be in [0, 1)")
+    # An explicit --tau is a fixed threshold: it replaces the encoder-calibrated τ.
     return get_settings(ctx, **{"evaluation.tau": tau, "evaluation.lam": lam,
+                                "evaluation.tau_mode": "paper" if tau is not None else None,
                                 "evaluation.sim_mode": sim_mode, "evaluation.rescale_maxsim": rescale,
                                 "llm.judge": judge_llm})
 
 
-JUDGE_LLM_HELP = "Judge model: local, gguf:PATH or provider:model (default: settings llm.judge, else llm.default)."
 
 
 def _print_judge_estimate(n_surveys: int, judges: list[str], settings) -> None:
@@ -50,6 +51,17 @@ def _judgment_progress(status, name: str):
     return tick
 
 
+def require_survey(survey, path: Path):
+    """Refuse (EXIT_NOT_A_SURVEY) a file with no survey in it: binary, empty, unrelated JSON,
+    headings without a word of text. Scoring it would print zeros that look like a result."""
+    words = sum(len(s.text.split()) for s in survey.sections)
+    if survey.report.format == "unknown" or words == 0:
+        why = ("; ".join(survey.report.warnings) if survey.report.format == "unknown" else "") \
+            or f"{len(survey.sections)} heading(s) and no text"
+        raise NotASurvey(f"{path} is not a survey: {why}")
+    return survey
+
+
 def evaluate_command(
     ctx: typer.Context,
     draft: Path = typer.Argument(..., help="Survey to score (.md, .txt, .tex, .pdf, .json or a run folder)."),
@@ -62,7 +74,7 @@ def evaluate_command(
     out_file: Optional[Path] = typer.Option(None, "--out", help="Write the report here instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --out file."),
     topic: Optional[str] = typer.Option(None, "--topic", help="Topic label (default: the file name)."),
-    tau: Optional[float] = typer.Option(None, "--tau", help="Alignment threshold τ (default 0.95)."),
+    tau: Optional[float] = typer.Option(None, "--tau", help="Fixed alignment threshold τ for every component (default: the encoder-calibrated τ; 0.95 = SurveyLens)."),
     lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1 (default 1.0)."),
     sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine (paper) or chroma_l2 (2cos-1, SGSimEval's code)."),
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
@@ -90,9 +102,9 @@ def evaluate_command(
     settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim, judge_llm)
     if judge_names:
         _print_judge_estimate(1 + (human is not None), judge_names, settings)
-    survey = parse_survey(draft)
+    survey = require_survey(parse_survey(draft), draft)
     survey.topic = topic or survey.topic or draft.stem
-    human_survey = parse_survey(human) if human is not None else None
+    human_survey = require_survey(parse_survey(human), human) if human is not None else None
     if human_survey is not None:
         human_survey.topic = survey.topic
     with console.status(f"evaluating {draft.name}") as status:
@@ -123,19 +135,23 @@ def leaderboard_command(
     judges: Optional[str] = typer.Option(None, "--judges", help="Comma list of LLM judges (costly: an estimate is printed first)."),
     judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty --out folder."),
-    tau: Optional[float] = typer.Option(None, "--tau", help="Alignment threshold τ (default 0.95)."),
+    tau: Optional[float] = typer.Option(None, "--tau", help="Fixed alignment threshold τ for every component (default: the encoder-calibrated τ; 0.95 = SurveyLens)."),
     lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1."),
     sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine or chroma_l2."),
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
+    rank_by: str = typer.Option("quality", "--rank-by", help="quality (mean quality.overall, the validated offline score) or alignment (mean rank of the reference-alignment metrics)."),
 ) -> None:
     """Rank systems: score every system's survey per topic against the human survey."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..evaluation.leaderboard import discover, run_leaderboard, write_leaderboard
 
     families = split_list(metrics, METRIC_FAMILIES, "metric family")
     if families and "coverage" in families and bench_refs_dir is None:
         raise UserError("coverage needs --bench-refs-dir")
+    if rank_by not in ("quality", "alignment"):
+        raise UserError(f"unknown --rank-by {rank_by!r} (use quality or alignment)")
+    if rank_by == "quality" and families and "quality" not in families:
+        families = [*families, "quality"]  # the ranking needs it; it is fast and needs no model
     if out_dir.exists() and not out_dir.is_dir():
         raise UserError(f"--out is a file, not a folder: {out_dir}")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
@@ -150,8 +166,7 @@ def leaderboard_command(
     if judge_names:
         _print_judge_estimate(n_surveys + len(inputs.topics), judge_names, settings)
     steps = len(inputs.topics) * len(inputs.systems) + 1
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=False) as progress:
+    with progress_bar(transient=False) as progress:
         task = progress.add_task("leaderboard", total=steps)
 
         current = {"survey": "", "judged": 0}
@@ -164,13 +179,19 @@ def leaderboard_command(
             current["judged"] += 1
             progress.update(task, description=f"{current['survey']} · {current['judged']} judge calls")
 
-        board = run_leaderboard(inputs, settings, judges=judge_names, metrics=families, on_step=on_step,
-                                on_judgment=on_judgment)
+        board = run_leaderboard(inputs, settings, judges=judge_names, metrics=families, rank_by=rank_by,
+                                on_step=on_step, on_judgment=on_judgment)
         progress.update(task, completed=steps, description="done")
     paths = write_leaderboard(board, out_dir)
     ranks = board.mean_ranks()
     for i, system in enumerate(board.ranking, 1):
-        out.print(f"{i}. {system}  (mean rank {ranks[system]:.2f})", highlight=False)
+        if board.ranks_by_quality():
+            ci = board.interval(system, "quality.overall")
+            shown = f"quality.overall {board.mean(system, 'quality.overall'):.2f}" + (
+                f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+        else:
+            shown = f"mean alignment rank {ranks[system]:.2f}"
+        out.print(f"{i}. {system}  ({shown})", highlight=False)
     console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
 
 

@@ -8,8 +8,16 @@ from typing import Optional
 
 import typer
 
-from ..errors import UserError
-from .common import console, fail, get_settings, out, quiet_third_party, split_list
+from ..errors import EXIT_OK, UserError
+from ..sanitize import check_topic
+from ..settings import GenerationSettings, LLMSettings
+from .common import (JUDGE_LLM_HELP, console, fail, get_settings, out, plain, progress_bar, quiet_third_party,
+                     split_list)
+
+
+def _default(model, name: str):
+    """A setting's built-in default, so --help states the true one (TOML/env may override it)."""
+    return model.model_fields[name].default
 
 
 def describe_update(node: str, update: dict) -> str | None:
@@ -29,19 +37,40 @@ def describe_update(node: str, update: dict) -> str | None:
     if node == "polish_sections" and "integrity" in update:
         i = update["integrity"]
         return f"polish: {i['cited_papers']} papers cited, {i['dropped_total']} unresolvable markers dropped"
+    if node == "illustrate" and update.get("survey"):
+        survey = update["survey"]
+        return f"illustrate: {len(survey.get('tables', []))} tables, {len(survey.get('figures', []))} figure(s)"
     if node == "write_frame" and update:
         return "polish: abstract, introduction, conclusion"
     if node == "export_survey":
         return "export: " + ", ".join(Path(p).name for p in update.get("export", {}).values())
     if node == "self_evaluate" and update:
-        return f"self-evaluation: {len(update.get('evaluation', {}).get('metrics', []))} metrics"
+        evaluation = update.get("evaluation", {})
+        verdict = (evaluation.get("quality") or {}).get("verdict")  # the offline quality score's one line
+        return f"self-evaluation: {len(evaluation.get('metrics', []))} metrics" + (f"; {verdict}" if verdict else "")
     return None
 
 
+_BAR: dict = {}  # the live progress bar of the run in progress (set up by _run_graph)
+_COUNTED = {"read_subsection", "write_subsection", "polish_sections", "write_frame", "export_survey", "self_evaluate"}
+
+
+def _advance(node: str, update: dict) -> None:
+    """Move the bar: its total (reads + writes + 4 closing steps) is known once the outline is."""
+    bar = _BAR.get("bar")
+    if bar is None:
+        return
+    if node == "plan_subsections" and update.get("outline"):
+        bar.update(_BAR["task"], completed=0, total=2 * sum(len(s["subsections"]) for s in update["outline"]) + 4)
+    if node in _COUNTED:
+        bar.advance(_BAR["task"], 1)
+
+
 def _printer(node: str, update: dict) -> None:
+    _advance(node, update)
     line = describe_update(node, update)
     if line:
-        console.print(f"[dim]•[/] {line}", highlight=False)
+        console.print(f"[dim]•[/] {plain(line)}", highlight=False)  # titles are model output
 
 
 def _judgment_ticker(every: int = 5):
@@ -84,24 +113,83 @@ def _report(result, console_out=out) -> None:
     if result.budget_exhausted:
         console.print("token budget spent: stopped early; what was written is kept and exported", highlight=False)
     for fallback in state.get("fallbacks", [])[:10]:
-        console.print(f"[yellow]fallback[/] {fallback.get('node')} {fallback.get('item', '')}: {fallback.get('reason')}",
-                      highlight=False)
+        console.print(f"[yellow]fallback[/] {plain(fallback.get('node'))} {plain(fallback.get('item', ''))}: "
+                      f"{plain(fallback.get('reason'))}", highlight=False)
     if state.get("failures"):
         console.print(f"[yellow]{len(state['failures'])} LLM call(s) failed[/] (see manifest.json)", highlight=False)
     path = result.run_dir / "survey.md" if result.finished else result.run_dir
     console_out.print(str(path), soft_wrap=True, highlight=False)
 
 
-def _run_graph(call):
-    """Run a graph call; an unexpected crash leaves a checkpoint and says how to resume."""
+def _exit_if_unusable(result, deps) -> None:
+    """A finished run without a usable survey (no text, or every LLM call failed) exits with
+    EXIT_DEGRADED; its files stay in the run directory (see agents/outcome.py)."""
+    from ..agents.outcome import run_outcome
+
+    if not result.finished:
+        return
+    outcome = run_outcome(result.state, deps.clients.meter.entries())
+    if outcome["exit_code"] != EXIT_OK:
+        console.print(f"[bold red]error:[/] {plain(outcome['message'])}; files kept in {plain(result.run_dir)}",
+                      highlight=False, soft_wrap=True)
+        raise typer.Exit(outcome["exit_code"])
+
+
+def resume_command(run_dir: Path, settings) -> str:
+    """The exact command that continues ``run_dir`` (its home, and --out when not under it)."""
+    import shlex
+
+    words = ["surveygraph", "--home", str(settings.home), "generate", "--resume", run_dir.name]
+    if Path(run_dir).parent.resolve() != Path(settings.runs_dir).resolve():
+        words += ["--out", str(Path(run_dir).parent)]
+    return shlex.join(words)
+
+
+def _run_graph(call, settings=None):
+    """Run a graph call; Ctrl-C or a crash leaves a checkpoint and says how to resume."""
+    from ..graphs.runner import RunInterrupted
+
     try:
-        return call()
+        with progress_bar(transient=True) as bar:  # drawn on terminals only; lines print above it
+            _BAR.update(bar=bar, task=bar.add_task("generating", total=None))
+            try:
+                return call()
+            finally:
+                _BAR.clear()
     except UserError:
         raise
+    except RunInterrupted as stop:
+        console.print(f"interrupted: run {stop.run_id} is saved at its last finished step", highlight=False,
+                      soft_wrap=True)
+        if settings is not None:
+            console.print(f"resume it with: {resume_command(stop.run_dir, settings)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     except Exception as exc:  # noqa: BLE001 - one readable line; the checkpoint allows --resume
-        console.print(f"[bold red]error:[/] run stopped: {type(exc).__name__}: {exc}", highlight=False)
-        console.print("resume it with: surveygraph generate --resume RUN_ID (RUN_ID = the run directory name)")
+        console.print(f"[bold red]error:[/] run stopped: {type(exc).__name__}: {plain(exc)}", highlight=False)
+        run_dir = getattr(exc, "run_dir", None)
+        if run_dir is not None and settings is not None:
+            console.print(f"resume it with: {resume_command(run_dir, settings)}", highlight=False, soft_wrap=True)
+        else:
+            console.print("resume it with: surveygraph generate --resume RUN_ID (RUN_ID = the run directory name)")
         raise typer.Exit(1) from exc
+
+
+def _maybe_pdf(result, wanted: bool) -> None:
+    """--pdf: compile the exported survey.tex; a missing TeX or a failed build is reported, and the
+    survey (already written) stands."""
+    tex = result.run_dir / "survey.tex"
+    if not wanted or not tex.is_file():
+        return
+    from rich.markup import escape
+
+    from ..agents.latex_document import compile_pdf
+
+    try:
+        pdf = compile_pdf(tex)
+    except UserError as exc:
+        console.print(f"[yellow]pdf:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return
+    out.print(str(pdf), soft_wrap=True, highlight=False)
 
 
 def _user_errors(command):
@@ -112,7 +200,7 @@ def _user_errors(command):
         try:
             return command(*args, **kwargs)
         except UserError as exc:
-            fail(str(exc))
+            fail(str(exc), exc.exit_code)
 
     return wrapper
 
@@ -133,10 +221,11 @@ def register(app: typer.Typer) -> None:
     def generate(
         ctx: typer.Context,
         topic: Optional[str] = typer.Argument(None, help="Survey topic (omit with --resume)."),
-        llm: Optional[str] = typer.Option(None, "--llm", help="Model for every role: local, gguf:PATH, provider:model."),
-        planner_llm: Optional[str] = typer.Option(None, "--planner-llm", help="Model for planning."),
-        writer_llm: Optional[str] = typer.Option(None, "--writer-llm", help="Model for writing."),
-        judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help="Model for judging."),
+        llm: Optional[str] = typer.Option(None, "--llm", help="Model for every role: local, gguf:PATH, provider:model "
+                                                            f"(default: settings llm.default, {_default(LLMSettings, 'default')!r})."),
+        planner_llm: Optional[str] = typer.Option(None, "--planner-llm", help="Model for planning (default: llm.planner, else --llm)."),
+        writer_llm: Optional[str] = typer.Option(None, "--writer-llm", help="Model for writing (default: llm.writer, else --llm)."),
+        judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
         out_dir: Optional[Path] = typer.Option(None, "--out", help="Runs directory (default: <home>/runs)."),
         bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set for coverage."),
         judges: Optional[str] = typer.Option(
@@ -144,18 +233,28 @@ def register(app: typer.Typer) -> None:
                                    "(default: evaluation.judges, none); the cost estimate is printed first."),
         human: Optional[Path] = typer.Option(
             None, "--human", help="Human survey of the topic for the self-evaluation (SAM-C, checklist, alignment)."),
-        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Token budget for the whole run."),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1,
+                                                  help="Token budget for the whole run (default: llm.max_tokens, unlimited)."),
         resume: Optional[str] = typer.Option(None, "--resume", help="Continue an interrupted run (RUN_ID or path)."),
         rerun_section: Optional[str] = typer.Option(
             None, "--rerun-section", help="With --resume RUN_ID: redraft this (sub)section into a new run."),
         no_ms: bool = typer.Option(False, "--no-ms", help="Sub-queries without section memory."),
         no_mr: bool = typer.Option(False, "--no-mr", help="Retrieve from the whole store, not memory M."),
         no_tre: bool = typer.Option(False, "--no-tre", help="Top-K by score instead of temporal reranking."),
-        outline_demos: Optional[str] = typer.Option(None, "--outline-demos", help="related | random | none."),
+        outline_demos: Optional[str] = typer.Option(None, "--outline-demos",
+                                                     help=f"related | random | none (default: {_default(GenerationSettings, 'outline_demos')})."),
         no_polish: bool = typer.Option(False, "--no-polish", help="Merge drafts without polishing."),
-        sections: Optional[int] = typer.Option(None, "--sections", min=1, help="First-level sections."),
-        subsections: Optional[int] = typer.Option(None, "--subsections", min=1, help="Subsections per section."),
-        concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, help="Parallel subsections."),
+        sections: Optional[int] = typer.Option(None, "--sections", min=1,
+                                               help=f"First-level sections (default: {_default(GenerationSettings, 'sections')})."),
+        subsections: Optional[int] = typer.Option(
+            None, "--subsections", min=1, help=f"Subsections per section (default: {_default(GenerationSettings, 'subsections')})."),
+        concurrency: Optional[int] = typer.Option(
+            None, "--concurrency", min=1, help=f"Parallel subsections (default: {_default(GenerationSettings, 'concurrency')})."),
+        preset: Optional[str] = typer.Option(
+            None, "--preset", help="Survey length: default (5 x 3 subsections) | surveyforge (8 x 4, 15 papers "
+                                   "and 4 paragraphs per subsection, for API models); --sections etc. still win."),
+        pdf: bool = typer.Option(False, "--pdf", help="Also compile survey.tex to survey.pdf (needs lualatex, "
+                                                      "xelatex or pdflatex; says so when none is installed)."),
     ) -> None:
         """Write a survey on TOPIC: plan -> read -> write -> polish -> self-evaluation."""
         quiet_third_party()
@@ -174,7 +273,7 @@ def register(app: typer.Typer) -> None:
         if resume:
             base = get_settings(ctx)
             run_dir = find_run(resume, out_dir or base.runs_dir)
-            settings = run_settings(run_dir, **roles)
+            settings = run_settings(run_dir, secrets_from=base, **roles)
             if max_tokens is not None:
                 settings.llm.max_tokens = max_tokens
             if judge_names is not None:
@@ -188,18 +287,23 @@ def register(app: typer.Typer) -> None:
             deps.on_judgment = _judgment_ticker()
             if rerun_section:
                 result = _run_graph(lambda: rerun(run_dir, rerun_section, deps, runs_dir=out_dir or run_dir.parent,
-                                                  on_update=_printer))
+                                                  on_update=_printer), settings)
             else:
-                result = _run_graph(lambda: resume_run(run_dir, deps, on_update=_printer))
+                result = _run_graph(lambda: resume_run(run_dir, deps, on_update=_printer), settings)
             _report(result)
+            _maybe_pdf(result, pdf)
+            _exit_if_unusable(result, deps)
             return
-        if not topic:
+        if topic is None:
             raise UserError("give a TOPIC (or --resume RUN_ID)")
+        topic = check_topic(topic)  # before any store or model loads
+        if preset not in (None, "default", "surveyforge"):
+            raise UserError("--preset must be default or surveyforge")
         overrides = {f"llm.{role}": spec for role, spec in roles.items()}
         settings = get_settings(ctx, **overrides, **{
             "llm.max_tokens": max_tokens, "generation.sections": sections,
             "generation.subsections": subsections, "generation.concurrency": concurrency,
-            "generation.outline_demos": outline_demos,
+            "generation.outline_demos": outline_demos, "generation.preset": preset,
             "generation.memory_subquery": False if no_ms else None,
             "generation.memory_retrieval": False if no_mr else None,
             "generation.tre": False if no_tre else None,
@@ -211,8 +315,10 @@ def register(app: typer.Typer) -> None:
         _announce_judges(settings, human)
         deps = build_deps(settings, corpus=corpus, bench_refs=bench_refs, human=human)
         deps.on_judgment = _judgment_ticker()
-        result = _run_graph(lambda: start_run(topic, deps, runs_dir=out_dir, on_update=_printer))
+        result = _run_graph(lambda: start_run(topic, deps, runs_dir=out_dir, on_update=_printer), settings)
         _report(result)
+        _maybe_pdf(result, pdf)
+        _exit_if_unusable(result, deps)
 
     @app.command()
     @_user_errors
@@ -222,11 +328,15 @@ def register(app: typer.Typer) -> None:
         variants: str = typer.Option("full,no-ms,no-mr,no-tre,outline-none,outline-random,no-polish", "--variants",
                                      help="Comma-separated variants."),
         bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set for coverage."),
-        llm: Optional[str] = typer.Option(None, "--llm", help="Model for every role."),
-        out_dir: Optional[Path] = typer.Option(None, "--out", help="Where the ablation folder goes."),
-        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Token budget per variant."),
-        sections: Optional[int] = typer.Option(None, "--sections", min=1),
-        subsections: Optional[int] = typer.Option(None, "--subsections", min=1),
+        llm: Optional[str] = typer.Option(None, "--llm", help=f"Model for every role (default: settings llm.default, "
+                                                              f"{_default(LLMSettings, 'default')!r})."),
+        out_dir: Optional[Path] = typer.Option(None, "--out", help="Where the ablation-<slug>-<time> folder goes (default: <home>/runs)."),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1,
+                                                 help="Token budget per variant (default: llm.max_tokens, unlimited)."),
+        sections: Optional[int] = typer.Option(None, "--sections", min=1,
+                                               help=f"First-level sections (default: {_default(GenerationSettings, 'sections')})."),
+        subsections: Optional[int] = typer.Option(
+            None, "--subsections", min=1, help=f"Subsections per section (default: {_default(GenerationSettings, 'subsections')})."),
     ) -> None:
         """Run the graph once per variant and write ablation.md + ablation.csv."""
         quiet_third_party()

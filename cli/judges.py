@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
-from .common import console, get_settings, out, split_list
+from .common import JUDGE_LLM_HELP, console, get_settings, out, progress_bar, split_list
 
 rubrics_app = typer.Typer(help="Build SurveyLens discipline rubrics and learn their aspect weights.",
                           no_args_is_help=True)
@@ -19,10 +19,7 @@ checklist_app = typer.Typer(help="DeepSynth-Eval checklists: generate from a hum
 
 
 def _progress(total: int, label: str):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=console, transient=False)
+    bar = progress_bar(transient=False)
     task = bar.add_task(label, total=total)
     return bar, (lambda *_: bar.advance(task))
 
@@ -51,9 +48,11 @@ def arena(
     bootstrap: int = typer.Option(200, "--bootstrap", min=10, help="Bootstrap rounds for the intervals."),
     log: Optional[Path] = typer.Option(None, "--log", help="Judgment log JSONL (default <home>/judgments/arena.jsonl)."),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Output folder (default <home>/arena/<time>)."),
-    judge_model: Optional[str] = typer.Option(None, "--judge", help="Judge model (default llm.judge or llm.default)."),
+    judge_model: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
+    judge_alias: Optional[str] = typer.Option(None, "--judge", hidden=True),  # old name
 ) -> None:
     """Battle systems (human included) on shared topics and rate them per dimension D1-D5."""
+    judge_model = judge_model or judge_alias
     from rich.table import Table
 
     from ..evaluation import arena as A
@@ -136,9 +135,11 @@ def rubrics_build(
     n: int = typer.Option(5, "--criteria", min=1, max=10, help="Criteria per aspect."),
     out_path: Optional[Path] = typer.Option(None, "--out", help="Rubric file (default: next <discipline>.v<N>.json)."),
     log: Optional[Path] = typer.Option(None, "--log", help="Judgment log JSONL (resume)."),
-    judge_model: Optional[str] = typer.Option(None, "--judge"),
+    judge_model: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
+    judge_alias: Optional[str] = typer.Option(None, "--judge", hidden=True),  # old name
 ) -> None:
     """Expand the 11 SurveyLens aspects per human survey and merge them per discipline."""
+    judge_model = judge_model or judge_alias
     from ..evaluation.judges import surveylens as SL
     from ..evaluation.parsers import parse_survey
 
@@ -162,7 +163,7 @@ def rubrics_build(
     if not any(a["criteria"] for comp in rubric["components"].values() for a in comp.values()):
         raise UserError(f"the judge ({judge.model_spec}) wrote no usable criterion ({quality['dropped_criteria']} "
                         f"dropped, {quality['failed_calls']} failed calls), so no rubric was written; "
-                        "use a stronger judge (--judge provider:model)")
+                        "use a stronger judge (--judge-llm provider:model)")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(rubric, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     out.print(f"wrote {target} ({quality['dropped_criteria']} unusable criteria dropped, "
@@ -206,9 +207,11 @@ def rubrics_preferences(
     rubric_path: Optional[Path] = typer.Option(None, "--rubric", help="Rubric JSON for the aspect scores (default: newest <discipline>.v<N>.json)."),
     out_path: Optional[Path] = typer.Option(None, "--out", help="Preferences JSONL to write (new file; default <home>/preferences/<component>-<time>.jsonl)."),
     log: Optional[Path] = typer.Option(None, "--log", help="Judgment log JSONL (default <home>/judgments/preferences.jsonl; resume)."),
-    judge_model: Optional[str] = typer.Option(None, "--judge", "--judge-llm", help="Judge model (default llm.judge or llm.default)."),
+    judge_model: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
+    judge_alias: Optional[str] = typer.Option(None, "--judge", hidden=True),  # old name
 ) -> None:
     """LLM-proxy preferences for `rubrics weights`: every pair of surveys on a topic, both A/B orders."""
+    judge_model = judge_model or judge_alias
     from ..evaluation import arena as A
     from ..evaluation.judges import preferences as P
     from ..evaluation.judges import surveylens as SL
@@ -269,9 +272,11 @@ def checklist_generate(
         help="auto (judge writes groups, extractive fallback), llm, or extractive (no model). "
              "Default: evaluation.checklist_construction."),
     log: Optional[Path] = typer.Option(None, "--log"),
-    judge_model: Optional[str] = typer.Option(None, "--judge"),
+    judge_model: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
+    judge_alias: Optional[str] = typer.Option(None, "--judge", hidden=True),  # old name
 ) -> None:
     """Generate a checklist task (general + constraint groups) from a human survey."""
+    judge_model = judge_model or judge_alias
     from ..evaluation.judges.checklist import write_tasks
     from ..evaluation.judges.checklist_build import CONSTRUCTION_MODES, generate_task
     from ..evaluation.parsers import parse_survey
@@ -305,9 +310,11 @@ def checklist_score(
     floor_at_zero: bool = typer.Option(False, "--floor-at-zero", help="Clip group scores at 0 (paper P2) instead of the code's behaviour."),
     scored_out: Optional[Path] = typer.Option(None, "--scored-out", help="Write tasks with eval_result here."),
     log: Optional[Path] = typer.Option(None, "--log"),
-    judge_model: Optional[str] = typer.Option(None, "--judge"),
+    judge_model: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
+    judge_alias: Optional[str] = typer.Option(None, "--judge", hidden=True),  # old name
 ) -> None:
     """Judge every checklist subgroup and print Overall / General / Constraint / Precision."""
+    judge_model = judge_model or judge_alias
     from ..evaluation.judges.checklist import benchmark_scores, load_tasks, score_task, write_tasks
 
     tasks = load_tasks(tasks_path)

@@ -37,16 +37,18 @@ def bar_chart(labels: list[str], values: list[float | None], colors: list[str]) 
 
 
 def render_leaderboard_html(board: "Leaderboard") -> str:
-    from .leaderboard import RANK_METRICS, display_metrics, metric_groups
+    from .leaderboard import RANK_METRICS, _validity_table, cell, display_metrics, metric_groups
 
     shown = display_metrics(board)
     colors = [PALETTE[i % len(PALETTE)] for i in range(len(board.ranking))]
     charts = [{"metric": m, "chart": bar_chart(board.ranking, [board.mean(s, m) for s in board.ranking], colors)}
               for m in shown]
     ranks = board.mean_ranks()
-    per_topic = [m for m in RANK_METRICS if m in board.metric_names() and m != "tau_maxsim.union"]
+    per_topic = [m for m in ("quality.overall", *RANK_METRICS)
+                 if m in board.metric_names() and m != "tau_maxsim.union"]
     return _ENV.get_template("leaderboard.html.j2").render(
-        board=board, groups=metric_groups(board), charts=charts, ranks=ranks, per_topic=per_topic, colors=colors)
+        board=board, groups=metric_groups(board), charts=charts, ranks=ranks, per_topic=per_topic, colors=colors,
+        validity=_validity_table(board), cell=lambda s, m: cell(board, s, m))
 
 
 def render_single_report(report: EvaluationReport) -> str:

@@ -21,6 +21,7 @@ from ..errors import UserError
 from ..models import EvaluationReport, Survey
 from ..settings import Settings
 from .alignment import similarity, tau_maxsim
+from .calibration import resolve_tau, tau_summary
 from .report import format_value
 
 SURVEY_SUFFIXES = {".md", ".markdown", ".txt", ".tex", ".pdf", ".json"}
@@ -30,7 +31,11 @@ HEADLINE_METRICS = RANK_METRICS + (
     "ra_align_f1.outline", "ra_align_f1.content", "ra_align_f1.reference",
     "sgsim.sigma.outline", "sgsim.sigma.content", "sgsim.sigma.reference", "sam_r.recall",
 )
-NON_JUDGE_FAMILIES = {"structure", "integrity", "coverage", "alignment", "similarity"}
+NON_JUDGE_FAMILIES = {"structure", "integrity", "coverage", "alignment", "similarity", "quality"}
+QUALITY_METRICS = ("quality.overall", "quality.outline", "quality.content", "quality.reference")
+# How systems are ranked: the learned quality score (validated against SurveyLens' rubric), or
+# the mean of the reference-alignment metrics' ranks (the pre-quality default).
+RANK_BY = {"quality": "quality.overall", "alignment": "reference alignment (mean rank)"}
 
 
 @dataclass
@@ -94,6 +99,7 @@ class Leaderboard:
     union_maxsim: dict[str, dict[str, float]]  # system -> {"tau_maxsim.union[.comp]": value}
     ranking: list[str] = field(default_factory=list)
     config: dict = field(default_factory=dict)
+    rank_by: str = "quality"
 
     def metric_names(self) -> list[str]:
         names: dict[str, None] = {}
@@ -129,6 +135,28 @@ class Leaderboard:
                     return found.family
         return "alignment"
 
+    def interval(self, system: str, metric: str) -> tuple[float, float] | None:
+        """95% bootstrap interval of the system's mean over topics (topics resampled)."""
+        from .quality.validity import bootstrap_interval
+
+        if metric in self.union_maxsim.get(system, {}):
+            return None
+        return bootstrap_interval([self.value(system, t, metric) for t in self.topics
+                                   if self.value(system, t, metric) is not None])
+
+    def ranks_by_quality(self) -> bool:
+        return self.rank_by == "quality" and "quality.overall" in self.metric_names()
+
+    def rank_label(self) -> str:
+        return RANK_BY["quality"] if self.ranks_by_quality() else RANK_BY["alignment"]
+
+    def rank_systems(self) -> list[str]:
+        """Best first: by mean quality.overall, else by mean alignment rank; ties by name."""
+        if self.ranks_by_quality():
+            return sorted(self.systems, key=lambda s: (-_or_neg_inf(self.mean(s, "quality.overall")), s))
+        ranks = self.mean_ranks()
+        return sorted(self.systems, key=lambda s: (-_or_neg_inf(-ranks[s]), s))
+
     def mean_ranks(self) -> dict[str, float]:
         """Each system's rank (1 = best) per ranked metric, averaged; missing = last place."""
         ranks: dict[str, list[float]] = {s: [] for s in self.systems}
@@ -157,14 +185,14 @@ def _union_maxsim(gen: dict[str, list[Survey]], humans: list[Survey], embed, set
             g = [t for e in entries for t in e[comp]]
             h = [t for e in human_entries for t in e[comp]]
             values[f"tau_maxsim.union.{comp}"] = tau_maxsim(
-                similarity(embed(g), embed(h), cfg.sim_mode), tau=cfg.tau, rescale=cfg.rescale_maxsim)
+                similarity(embed(g), embed(h), cfg.sim_mode), tau=resolve_tau(cfg, comp)[0], rescale=cfg.rescale_maxsim)
         values["tau_maxsim.union"] = float(np.mean(list(values.values())))
         out[system] = values
     return out
 
 
 def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: list[str] | None = None,
-                    metrics: list[str] | None = None,
+                    metrics: list[str] | None = None, rank_by: str = "quality",
                     on_step: Callable[[str], None] | None = None,
                     on_judgment: Callable[[str], None] | None = None) -> Leaderboard:
     """Evaluate every (system, topic) survey against the topic's human survey; ``on_step`` is
@@ -200,12 +228,14 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
         step("cross-topic τ-MaxSim")
         union = _union_maxsim(generated, humans, embed, settings)
     board = Leaderboard(systems=inputs.systems, topics=inputs.topics, reports=reports, union_maxsim=union,
-                        config={"tau": settings.evaluation.tau, "lam": settings.evaluation.lam,
+                        config={"tau": tau_summary(settings.evaluation), "lam": settings.evaluation.lam,
                                 "sim_mode": settings.evaluation.sim_mode,
                                 "rescale_maxsim": settings.evaluation.rescale_maxsim,
                                 "embedding": settings.evaluation.embedding_model, "judges": list(judge_names)})
-    ranks = board.mean_ranks()
-    board.ranking = sorted(inputs.systems, key=lambda s: (-_or_neg_inf(-ranks[s]), s))
+    if rank_by not in RANK_BY:
+        raise UserError(f"unknown --rank-by {rank_by!r} (use {' or '.join(RANK_BY)})")
+    board.rank_by = rank_by
+    board.ranking = board.rank_systems()
     return board
 
 
@@ -260,7 +290,10 @@ def _csv(value: float | None) -> str:
 def to_json(board: Leaderboard) -> str:
     data = {
         "config": board.config, "systems": board.ranking, "topics": board.topics,
-        "ranked_by": board.ranked_metrics(), "summary": summary_rows(board),
+        "rank_by": board.rank_label(), "ranked_by": board.ranked_metrics(), "summary": summary_rows(board),
+        "intervals": {s: {m: board.interval(s, m) for m in QUALITY_METRICS if m in board.metric_names()}
+                      for s in board.ranking},
+        "validity": _validity_table(board),
         "union_maxsim": board.union_maxsim,
         "reports": {s: {t: r.model_dump(mode="json") for t, r in by_topic.items()}
                     for s, by_topic in board.reports.items()},
@@ -272,7 +305,8 @@ def metric_groups(board: Leaderboard) -> list[tuple[str, list[str]]]:
     """(heading, metrics) groups shown in the Markdown and HTML summaries."""
     names = board.metric_names()
     judged = [n for n in names if board._family(n) not in NON_JUDGE_FAMILIES]
-    groups = [("Alignment, similarity and coverage", [m for m in HEADLINE_METRICS if m in names]),
+    groups = [("Quality score (offline, learned; SurveyLens 1-5 scale)", [m for m in QUALITY_METRICS if m in names]),
+              ("Alignment, similarity and coverage", [m for m in HEADLINE_METRICS if m in names]),
               ("LLM judges (with SGSimEval HP / Balanced)", judged),
               ("Structure, generated / human (1.0 = parity)",
                [n for n in names if n.startswith("structure.ratio.")]),
@@ -284,30 +318,59 @@ def display_metrics(board: Leaderboard) -> list[str]:
     return [m for _, metrics in metric_groups(board) for m in metrics]
 
 
+def _validity_table(board: Leaderboard) -> dict[str, str]:
+    from .quality.validity import validity_label
+
+    return {m: validity_label(m) for m in display_metrics(board)}
+
+
+def cell(board: Leaderboard, system: str, metric: str) -> str:
+    """Mean over topics, with its 95% interval over topics for the quality metrics."""
+    if metric not in QUALITY_METRICS:
+        return format_value(board.mean(system, metric))
+    mean, ci = board.mean(system, metric), board.interval(system, metric)
+    if mean is None:
+        return "n/a"
+    return f"{mean:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci is not None else "")
+
+
 def _summary_table(board: Leaderboard, metrics: list[str], with_rank: bool) -> list[str]:
     ranks = board.mean_ranks()
-    head = ("| rank | system | mean rank | " if with_rank else "| system | ") + " | ".join(metrics) + " |"
+    validity = _validity_table(board)
+    head = ("| rank | system | mean alignment rank | " if with_rank else "| system | ") + " | ".join(metrics) + " |"
     rule = ("|---:|---|---:|" if with_rank else "|---|") + "---:|" * len(metrics)
     lines = [head, rule]
+    lead = "| | *validity (ρ vs SurveyLens rubric)* | | " if with_rank else "| *validity (ρ vs SurveyLens rubric)* | "
+    lines.append(lead + " | ".join(f"*{validity[m]}*" for m in metrics) + " |")
     for i, system in enumerate(board.ranking, 1):
-        cells = " | ".join(format_value(board.mean(system, m)) for m in metrics)
-        prefix = f"| {i} | {system} | {ranks[system]:.2f} | " if with_rank else f"| {system} | "
+        cells = " | ".join(cell(board, system, m) for m in metrics)
+        mean_rank = "n/a" if math.isnan(ranks[system]) else f"{ranks[system]:.2f}"
+        prefix = f"| {i} | {system} | {mean_rank} | " if with_rank else f"| {system} | "
         lines.append(prefix + cells + " |")
     return lines
 
 
 def to_markdown(board: Leaderboard) -> str:
     cfg = board.config
+    if board.ranks_by_quality():
+        how = ("Rank = mean quality.overall over topics (the offline learned score, "
+               "`surveygraph leaderboard --rank-by alignment` for the reference-alignment ranking); "
+               "[lo, hi] = 95% bootstrap interval over topics.")
+    else:
+        how = f"Rank = reference alignment: mean of per-metric ranks over: {', '.join(board.ranked_metrics())}."
     lines = ["# Leaderboard", "",
              f"{len(board.systems)} systems × {len(board.topics)} topics; τ = {cfg.get('tau')}, "
              f"λ = {cfg.get('lam')}, similarity = {cfg.get('sim_mode')}, embedding = {cfg.get('embedding')}, "
              f"τ-MaxSim rescaled = {cfg.get('rescale_maxsim')}. Values are means over topics "
              "(tau_maxsim.union: over the cross-topic unions).",
-             f"Rank = mean of per-metric ranks over: {', '.join(board.ranked_metrics())}.", ""]
+             how, "Validity: Spearman ρ [95% CI] of the metric's system ranking against SurveyLens' "
+             "human-validated rubric ranking (`surveygraph validate`); \"not validated\" = never measured.", ""]
     for i, (title, metrics) in enumerate(metric_groups(board)):
         lines += [f"## {title}", "", *_summary_table(board, metrics, with_rank=i == 0), ""]
     lines += ["## Per topic", ""]
-    for metric in [m for m in RANK_METRICS if m in board.metric_names() and m != "tau_maxsim.union"]:
+    per_topic = [m for m in ("quality.overall", *RANK_METRICS)
+                 if m in board.metric_names() and m != "tau_maxsim.union"]
+    for metric in per_topic:
         lines += [f"### {metric}", "", "| topic | " + " | ".join(board.ranking) + " |",
                   "|---|" + "---:|" * len(board.ranking)]
         for topic in board.topics:

@@ -8,7 +8,7 @@ from typing import Literal
 from ..models import EvaluationReport
 
 ReportFormat = Literal["json", "md", "html"]
-FAMILY_ORDER = ("structure", "integrity", "coverage", "alignment", "similarity")
+FAMILY_ORDER = ("quality", "structure", "integrity", "coverage", "alignment", "similarity")
 
 
 def format_value(value: float | None, digits: int = 4) -> str:

@@ -27,6 +27,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "outline-none": {"outline_demos": "none"},
     "outline-random": {"outline_demos": "random"},
     "no-polish": {"polish": False},
+    "no-illustrate": {"illustrate": False},
 }
 
 

@@ -21,11 +21,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from ..evaluation import alignment, sgsim
+from ..evaluation.calibration import resolve_tau
 from ..evaluation.coverage import input_coverage, load_bench_refs, reference_coverage, reference_title
+from ..evaluation.quality.metrics import quality_node  # the learned offline score (no LLM)
 from ..models import EvaluationReport, MetricResult, Paper, Reference, Survey, normalize_title
 from ..settings import Settings
 
-FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim", "judges")
+FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim", "quality", "judges")
 COMPONENTS = ("outline", "content", "reference")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.(?:\d+\.?)*|\(\w\))\s+")
 
@@ -180,17 +182,19 @@ def alignment_node(state: EvaluationState, config: RunnableConfig) -> dict:
         g_vec, h_vec = embed(gen[comp]), embed(human[comp])
         sim_gh = alignment.similarity(g_vec, h_vec, cfg.sim_mode)
         sim_gg = alignment.similarity(g_vec, g_vec, cfg.sim_mode)
-        ra = alignment.ra_align_f1(sim_gh, sim_gg, tau=cfg.tau, lam=cfg.lam)
-        ms = alignment.tau_maxsim(sim_gh, tau=cfg.tau, rescale=cfg.rescale_maxsim)
+        tau, tau_source = resolve_tau(cfg, comp)  # encoder-calibrated unless tau_mode = "paper"
+        ra = alignment.ra_align_f1(sim_gh, sim_gg, tau=tau, lam=cfg.lam)
+        ms = alignment.tau_maxsim(sim_gh, tau=tau, rescale=cfg.rescale_maxsim)
         best = sim_gh.max(axis=1) if sim_gh.size else np.zeros(0)
         details = {"precision": ra["precision"], "recall": ra["recall"], "matches": len(ra["pairs"]),
-                   "generated": len(gen[comp]), "human": len(human[comp]), "tau": cfg.tau,
+                   "generated": len(gen[comp]), "human": len(human[comp]), "tau": tau,
+                   "tau_source": tau_source,
                    "lam": cfg.lam, "sim_mode": cfg.sim_mode,
                    "mean_best_sim": float(best.mean()) if best.size else None}
         results.append(MetricResult(name=f"ra_align_f1.{comp}", family="alignment",
                                     value=ra["f1"], details=details))
         results.append(MetricResult(name=f"tau_maxsim.{comp}", family="alignment", value=ms,
-                                    details={"tau": cfg.tau, "rescale": cfg.rescale_maxsim,
+                                    details={"tau": tau, "rescale": cfg.rescale_maxsim,
                                              "scope": "topic"}))
         f1s.append(ra["f1"])
         maxsims.append(ms)
@@ -267,7 +271,7 @@ def combine_node(state: EvaluationState) -> dict:
               if m.name.startswith("sgsim.sigma.") and m.value is not None}
     human_scores = state.get("human_judge_scores") or {}
     judged = [m for m in results if m.family not in
-              {"structure", "integrity", "coverage", "alignment", "similarity"} and m.value is not None]
+              {"structure", "integrity", "coverage", "alignment", "similarity", "quality"} and m.value is not None]
     for m in judged if sigmas else []:
         comp = _component_of(m.name)
         s, q_max = sigmas[comp], _scale_max(m)
@@ -299,14 +303,17 @@ def build_evaluation_graph():
     "embed": EmbeddingMemo}}`` and a state holding survey, human, bench, families, judges."""
     graph = StateGraph(EvaluationState)
     nodes = {"structure": structure_node, "integrity": integrity_node, "coverage": coverage_node,
-             "alignment": alignment_node, "sgsim": sgsim_node, "judges": judges_node}
+             "alignment": alignment_node, "sgsim": sgsim_node, "quality": quality_node, "judges": judges_node}
     for name, fn in nodes.items():
         graph.add_node(name, fn)
         graph.add_edge(name, "combine")
     graph.add_node("combine", combine_node)
     graph.add_conditional_edges(START, _route, [*nodes, "combine"])
     graph.add_edge("combine", END)
-    return graph.compile()
+    # checkpointer=False: run inside a generation node (self-evaluation) it must not inherit the
+    # parent run's checkpointer, which would try to serialise its config (settings, the embedding
+    # memo and its lock) - "cannot pickle '_thread.lock'" on LangGraph server thread runs.
+    return graph.compile(checkpointer=False)
 
 
 _GRAPH = None
@@ -322,7 +329,7 @@ def _graph():
 def plan_families(metrics: list[str] | None, *, human: bool, bench: bool, judges: bool) -> tuple[list[str], list[str]]:
     """The families to run and warnings for requested ones that lack their input."""
     needs = {"coverage": bench, "alignment": human, "sgsim": human}
-    wanted = list(metrics) if metrics else ["structure", "integrity", "coverage", "alignment", "sgsim"]
+    wanted = list(metrics) if metrics else ["structure", "integrity", "coverage", "alignment", "sgsim", "quality"]
     unknown = [m for m in wanted if m not in FAMILIES]
     if unknown:
         raise ValueError(f"unknown metric families: {', '.join(unknown)} (choose from {', '.join(FAMILIES[:-1])})")

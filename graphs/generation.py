@@ -18,6 +18,7 @@ from langgraph.types import Send
 from ..agents.deps import GenerationDeps
 from ..agents.exporter import export_survey
 from ..agents.framer import write_frame
+from ..agents.illustrate import illustrate
 from ..agents.planner import gather_topic_context, plan_sections, plan_subsections
 from ..agents.polisher import polish_sections
 from ..agents.reader import read_subsection
@@ -28,7 +29,8 @@ from .state import GenerationState
 
 NODES = (
     "gather_topic_context", "plan_sections", "plan_subsections", "dispatch_reads", "read_subsection",
-    "dispatch_writes", "write_subsection", "polish_sections", "write_frame", "export_survey", "self_evaluate",
+    "dispatch_writes", "write_subsection", "polish_sections", "illustrate", "write_frame", "export_survey",
+    "self_evaluate",
 )
 
 
@@ -81,19 +83,28 @@ def send_writes(state: GenerationState) -> list[Send] | str:
     return sends or "polish_sections"
 
 
-def build_generation_graph(deps: GenerationDeps, checkpointer: Any = None):
-    """Compile the graph with ``deps`` bound into every node."""
+def build_generation_graph(deps: GenerationDeps, checkpointer: Any = None, *, input_schema: Any = None,
+                           context_schema: Any = None, open_run: Callable[[dict], dict] | None = None):
+    """Compile the graph with ``deps`` bound into every node.
+
+    The LangGraph server entry (graphs/studio.py) passes typed ``input_schema`` / ``context_schema``
+    (so Studio shows a form) and an ``open_run`` node that creates the run folder first."""
     bodies = {
         "gather_topic_context": gather_topic_context, "plan_sections": plan_sections,
         "plan_subsections": plan_subsections, "dispatch_reads": _passthrough,
         "read_subsection": read_subsection, "dispatch_writes": _passthrough,
-        "write_subsection": write_subsection, "polish_sections": polish_sections,
+        "write_subsection": write_subsection, "polish_sections": polish_sections, "illustrate": illustrate,
         "write_frame": write_frame, "export_survey": export_survey, "self_evaluate": self_evaluate,
     }
-    graph = StateGraph(GenerationState)
+    graph = StateGraph(GenerationState, context_schema, input_schema=input_schema)
     for name in NODES:
         graph.add_node(name, _timed(name, bodies[name], deps))
-    graph.add_conditional_edges(START, route_start, ["gather_topic_context", "dispatch_reads"])
+    first = START
+    if open_run is not None:
+        graph.add_node("open_run", open_run)
+        graph.add_edge(START, "open_run")
+        first = "open_run"
+    graph.add_conditional_edges(first, route_start, ["gather_topic_context", "dispatch_reads"])
     graph.add_edge("gather_topic_context", "plan_sections")
     graph.add_edge("plan_sections", "plan_subsections")
     graph.add_edge("plan_subsections", "dispatch_reads")
@@ -101,7 +112,8 @@ def build_generation_graph(deps: GenerationDeps, checkpointer: Any = None):
     graph.add_edge("read_subsection", "dispatch_writes")
     graph.add_conditional_edges("dispatch_writes", send_writes, ["write_subsection", "polish_sections"])
     graph.add_edge("write_subsection", "polish_sections")
-    graph.add_edge("polish_sections", "write_frame")
+    graph.add_edge("polish_sections", "illustrate")  # tables + figure (no-op when generation.illustrate is off)
+    graph.add_edge("illustrate", "write_frame")
     graph.add_edge("write_frame", "export_survey")
     graph.add_edge("export_survey", "self_evaluate")
     graph.add_edge("self_evaluate", END)

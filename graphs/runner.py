@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 from ..agents.deps import GenerationDeps
 from ..agents.exporter import manifest, new_run_dir, write_json
 from ..errors import UserError
+from ..sanitize import check_topic, is_redacted, redact
 from ..settings import Settings
 from .generation import build_generation_graph
 
@@ -24,6 +25,14 @@ UpdateCallback = Callable[[str, dict], None]
 CHECKPOINTS = "checkpoints.sqlite"
 LLM_CALLS = "llm_calls.jsonl"  # every LLM call of the run, across resumed sessions
 PLAN_NODES = {"gather_topic_context", "plan_sections", "plan_subsections"}
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run: the last checkpoint is kept; says which run to resume."""
+
+    def __init__(self, run_id: str, run_dir: Path):
+        super().__init__(f"run {run_id} interrupted")
+        self.run_id, self.run_dir = run_id, run_dir
 
 
 @dataclass
@@ -93,7 +102,14 @@ def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
     deps.clients.budget.add(sum(e["input_tokens"] + e["output_tokens"] for e in earlier if not e.get("cached")))
     with _checkpointer(run_dir) as saver:
         graph = build_generation_graph(deps, checkpointer=saver)
-        _stream(graph, graph_input, config, on_update)
+        try:
+            _stream(graph, graph_input, config, on_update)
+        except KeyboardInterrupt:
+            # Finished steps are checkpointed (SQLite commits per step): name the run to resume.
+            raise RunInterrupted(run_id, run_dir) from None
+        except Exception as exc:
+            exc.run_dir = run_dir  # type: ignore[attr-defined]  # lets callers print the resume command
+            raise
         state = dict(graph.get_state(config).values)
     if "export" in state:  # final manifest: includes the export and self-evaluation timings
         write_json(run_dir / "manifest.json", manifest(state, deps, extra_manifest))
@@ -101,20 +117,21 @@ def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
 
 
 def _write_run_record(run_dir: Path, topic: str, deps: GenerationDeps, **extra: Any) -> None:
-    write_json(run_dir / "run.json", {
+    # Secrets (a password in llm.base_url, API keys) are masked; run_settings takes them back
+    # from the current configuration on resume.
+    write_json(run_dir / "run.json", redact({
         "run_id": run_dir.name, "topic": topic,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "settings": deps.settings.model_dump(mode="json"),
         "bench_refs": str(deps.bench_refs) if deps.bench_refs else None,
         "human": str(deps.human) if deps.human else None, **extra,
-    })
+    }))
 
 
 def start_run(topic: str, deps: GenerationDeps, *, runs_dir: Path | None = None,
               on_update: UpdateCallback | None = None) -> RunResult:
     """A new run of the whole graph for ``topic``."""
-    if not topic.strip():
-        raise UserError("the topic is empty")
+    topic = check_topic(topic)  # empty, absurd or pasted topics: a clear UserError
     run_dir = new_run_dir(Path(runs_dir or deps.settings.runs_dir), topic)
     _write_run_record(run_dir, topic, deps)
     graph_input = {"topic": topic, "run_id": run_dir.name, "run_dir": str(run_dir)}
@@ -133,13 +150,36 @@ def run_record(run_dir: Path) -> dict:
     return json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
 
 
-def run_settings(run_dir: Path, **llm_overrides: str | None) -> Settings:
-    """The settings snapshot of a run; model choices may be overridden (same graph config)."""
-    data = run_record(run_dir)["settings"]
+def run_settings(run_dir: Path, secrets_from: Settings | None = None, **llm_overrides: str | None) -> Settings:
+    """The settings snapshot of a run; model choices may be overridden (same graph config).
+
+    Values masked when run.json was written (see sanitize.redact) come from ``secrets_from``
+    (the current configuration; default: environment and config files)."""
+    data = restore_redacted(run_record(run_dir)["settings"], secrets_from)
     for role, spec in llm_overrides.items():
         if spec is not None:
             data["llm"][role] = spec
     return Settings(**data)
+
+
+def restore_redacted(data: dict, current: Settings | None) -> dict:
+    """``data`` (a settings dump) with each masked value taken from ``current``."""
+    masked = [(section, key) for section, values in data.items() if isinstance(values, dict)
+              for key, value in values.items() if is_redacted(value)]
+    if not masked:
+        return data
+    if current is None:
+        from ..settings import load_settings
+
+        current = load_settings(None)
+    now = current.model_dump(mode="json")
+    for section, key in masked:
+        value = (now.get(section) or {}).get(key)
+        if value is None or is_redacted(value):
+            raise UserError(f"this run's {section}.{key} holds a secret that is not saved in run.json; "
+                            f"set it again (e.g. SURVEYGRAPH_{section.upper()}__{key.upper()}) to resume")
+        data[section][key] = value
+    return data
 
 
 def _saved_state(run_dir: Path, deps: GenerationDeps) -> tuple[dict, tuple]:
@@ -154,9 +194,13 @@ def resume_run(run_dir: Path, deps: GenerationDeps, *, on_update: UpdateCallback
     values, pending = _saved_state(run_dir, deps)
     if not values:
         raise UserError(f"run '{run_dir.name}' has no checkpoint to resume from")
-    if not pending:
+    if "export" in values and not pending:
         raise UserError(f"run '{run_dir.name}' already finished; use --rerun-section ID to redraft a part")
-    return _execute(deps, run_dir, None, on_update, {"resumed": True})
+    # No pending step but no export either (stopped between steps, or the last step failed):
+    # start the graph again on the same thread; its saved outline, readings and drafts are kept,
+    # so only what is missing runs (see route_start / send_reads / send_writes).
+    graph_input = None if pending else {"topic": values["topic"], "run_id": run_dir.name, "run_dir": str(run_dir)}
+    return _execute(deps, run_dir, graph_input, on_update, {"resumed": True})
 
 
 def subsection_ids(outline: list[dict], ref: str) -> list[str]:

@@ -28,19 +28,27 @@ def any_true(left: bool | None, right: bool | None) -> bool:
     return bool(left) or bool(right)
 
 
-class SubsectionPlan(TypedDict):
+class SubsectionPlan(TypedDict, total=False):
     id: str  # "2.3" = section 2, subsection 3
     title: str
     description: str
     query: str
+    # From the outline floor: the cluster's papers (most central first), its key phrases, and
+    # where the heading came from ("clusters", "human-outline"; "model" for model headings).
+    paper_ids: list[str]
+    terms: list[str]
+    source: str
 
 
-class SectionPlan(TypedDict):
+class SectionPlan(TypedDict, total=False):
     id: str  # "2"
     title: str
     description: str
     query: str
     subsections: list[SubsectionPlan]
+    paper_ids: list[str]  # outline floor: the section's cluster (becomes M_i)
+    terms: list[str]
+    source: str
 
 
 class GenerationState(TypedDict, total=False):
@@ -52,11 +60,15 @@ class GenerationState(TypedDict, total=False):
     papers: Annotated[dict[str, dict], merge_dicts]  # paper_id -> Paper.model_dump(mode="json")
     memory: list[str]  # M: paper ids retrieved for the topic (P_R)
     section_memory: Annotated[dict[str, list[str]], merge_dicts]  # section id -> M_i
+    memory_consensus: list[str]  # ids of M found by both retrievers (the floor's topical reference)
+    outline_floor: list[dict]  # the deterministic outline (clusters of M); used unless the model's is valid
     demos: list[dict]  # HumanOutline dumps used as demonstrations (P_S)
     outline: list[SectionPlan]
     # --- read (SANA) and write, one entry per subsection id ---------------------------------
     readings: Annotated[dict[str, dict], merge_dicts]  # {subqueries, paper_ids, candidates}
     drafts: Annotated[dict[str, dict], merge_dicts]  # {text, keys: {"1": paper_id}, status, error}
+    # "<node>:<item>" -> the gate's decision between model text and the floor (agents/gate.py)
+    gate: Annotated[dict[str, dict], merge_dicts]
     # --- polish, export, self-evaluation -----------------------------------------------------
     survey: dict  # Survey dump plus run fields
     integrity: dict  # citation checks: dropped markers per subsection, totals

@@ -15,6 +15,8 @@ from .budget import TokenBudget
 from .cache import ResponseCache, cache_key
 from .local import LlamaCppChatModel
 from .meter import TokenMeter, estimate_tokens
+from .protocols import (MODE_MEMORY, NoToolCall, custom_base_url, is_mode_refusal, is_openai_compatible, is_refusal,
+                        reply_json_text, request_kwargs, server_key, stream_with_cap)
 from .structured import StructuredOutputError, parse_structured, repair_instruction, schema_instruction
 
 T = TypeVar("T", bound=BaseModel)
@@ -26,10 +28,21 @@ _CONFIG_ERROR_NAMES = ("AuthenticationError", "PermissionDeniedError", "NotFound
 _NETWORK_ERROR_NAMES = ("APIConnectionError", "ConnectError", "ConnectionError", "APITimeoutError", "Timeout")
 
 
+# A reply may run this many tokens past its cap before we cut it (tokenizers and servers count
+# slightly differently; a real overrun is hundreds or thousands of tokens).
+CAP_SLACK_TOKENS = 16
+
+
 def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, _NOT_RETRIED):
+    """Only errors a second try can fix: no programming errors, no request the server refused."""
+    if isinstance(exc, _NOT_RETRIED) or is_refusal(exc):
         return False
-    return type(exc).__name__ not in _CONFIG_ERROR_NAMES + ("BadRequestError",)
+    return type(exc).__name__ not in _CONFIG_ERROR_NAMES + ("BadRequestError", "UnprocessableEntityError")
+
+
+def _cut_to_tokens(text: str, output_tokens: int, limit: int) -> str:
+    """The first ``limit`` of ``output_tokens`` tokens of ``text`` (proportional, by characters)."""
+    return text[: max(1, len(text) * limit // max(1, output_tokens))]
 
 
 def _text_of(message: Any) -> str:
@@ -59,7 +72,12 @@ def _local_schema_hint(schema: type[BaseModel]) -> str:
 
 
 class LLMClient:
-    """Thread-safe wrapper around one chat model, for one role (planner, writer, judge)."""
+    """Thread-safe wrapper around one chat model, for one role (planner, writer, judge).
+
+    Every call lands in the meter (and the run's llm_calls.jsonl journal) with its retries,
+    whether it ran over its output cap and, for structured calls, the request mode used and
+    whether the reply parsed.
+    """
 
     def __init__(
         self,
@@ -84,6 +102,10 @@ class LLMClient:
         self.temperature = temperature
         self.retry_wait_seconds = retry_wait_seconds
         self._local = isinstance(model, LlamaCppChatModel)
+        self._openai = is_openai_compatible(model)
+        # Self-hosted servers may ignore the cap, so their replies are streamed and cut at the cap.
+        self._stream_capped = self._openai and custom_base_url(model) is not None
+        self._refusals_loaded = False
 
     # ------------------------------------------------------------------ public
     def complete(self, prompt: str | list[BaseMessage], *, node: str, max_tokens: int | None = None) -> str:
@@ -93,7 +115,8 @@ class LLMClient:
         hit = self._cached(key, node)
         if hit is not None:
             return hit["text"]
-        message = self._call(self.model, messages, node, self._call_kwargs(limit))
+        message, entry = self._call(node, self.model, messages, limit, self._request(limit))
+        self._record(node, entry)
         text = _text_of(message).strip()
         self._store(key, {"text": text, **self._usage(messages, message)})
         return text
@@ -108,6 +131,8 @@ class LLMClient:
         hit = self._cached(key, node)
         if hit is not None:
             return schema.model_validate_json(hit["json"])
+        if self._openai:
+            return self._structured_over_protocol(messages, schema, node, limit, key)
         attempts = self.retries + 1
         errors: list[str] = []
         if not self._local:
@@ -120,6 +145,63 @@ class LLMClient:
         return self._structured_by_text(messages, schema, node, limit, key, attempts, errors)
 
     # ------------------------------------------------------------------ structured output
+    def _structured_over_protocol(
+        self, messages: list[BaseMessage], schema: type[T], node: str, limit: int, key: str
+    ) -> T:
+        """OpenAI-compatible servers: the first mode this server has not refused, falling down the
+        ladder (json_schema -> tools -> json_object -> prompted) on refusals; bad JSON gets a
+        repair turn in the same mode, up to ``retries`` times."""
+        server = server_key(self.model)
+        if not self._refusals_loaded:
+            # A resumed run: refusals journalled by its earlier sessions need no second probe.
+            for entry in self.meter.entries():
+                if entry.get("refused") and entry.get("server") == server and entry.get("structured_mode"):
+                    MODE_MEMORY.refuse(server, entry["structured_mode"], str(entry["refused"]))
+            self._refusals_loaded = True
+        attempts_left = self.retries + 1
+        errors: list[str] = []
+        conversation: list[BaseMessage] | None = None
+        while True:
+            mode = MODE_MEMORY.usable(server)[0]
+            if conversation is None:
+                hint = schema_instruction(schema) if mode in ("json_object", "prompted") else _local_schema_hint(schema)
+                conversation = _with_instruction(messages, hint)
+            try:
+                message, entry = self._call(node, self.model, conversation, limit, self._request(limit, mode, schema),
+                                            mode=mode)
+            except Exception as exc:
+                if mode == "prompted" or not is_mode_refusal(exc):
+                    raise
+                MODE_MEMORY.refuse(server, mode, str(exc))  # recorded in the journal by _call
+                conversation = None  # the next mode gets its own instruction
+                continue
+            text = ""
+            try:
+                text = reply_json_text(message, mode)
+                result = parse_structured(text, schema)
+            except NoToolCall as exc:  # the server ignored `tools`: as good as a refusal
+                MODE_MEMORY.refuse(server, mode, str(exc))
+                self._record(node, entry, structured_mode=mode, parse_ok=False, error=str(exc), refused=str(exc),
+                             server=server)
+                conversation = None
+                continue
+            except ValueError as exc:
+                self._record(node, entry, structured_mode=mode, parse_ok=False, error=str(exc)[:200])
+                errors.append(str(exc))
+                attempts_left -= 1
+                if attempts_left <= 0:
+                    break
+                conversation = conversation + [AIMessage(content=text), HumanMessage(content=repair_instruction(str(exc)))]
+                continue
+            MODE_MEMORY.confirm(server, mode)
+            self._record(node, entry, structured_mode=mode, parse_ok=True)
+            self._store(key, {"json": result.model_dump_json(), **self._usage(conversation, message)})
+            return result
+        raise StructuredOutputError(
+            f"{self.spec} gave no valid {schema.__name__} for node '{node}' after {len(errors)} attempts; "
+            f"last error: {errors[-1] if errors else 'none'}"
+        )
+
     def _native_structured(
         self, messages: list[BaseMessage], schema: type[T], node: str, limit: int, key: str
     ) -> T | str | None:
@@ -128,8 +210,10 @@ class LLMClient:
             runnable = self.model.with_structured_output(schema, include_raw=True)
         except NotImplementedError:
             return None
-        out = self._call(runnable, messages, node, self._call_kwargs(limit), result_is_dict=True)
+        out, entry = self._call(node, runnable, messages, limit, self._request(limit), result_is_dict=True,
+                                mode="native")
         parsed = out.get("parsed")
+        self._record(node, entry, structured_mode="native", parse_ok=isinstance(parsed, schema))
         if isinstance(parsed, schema):
             self._store(key, {"json": parsed.model_dump_json(), **self._usage(messages, out.get("raw"))})
             return parsed
@@ -147,20 +231,23 @@ class LLMClient:
     ) -> T:
         hint = _local_schema_hint(schema) if self._local else schema_instruction(schema)
         conversation = _with_instruction(messages, hint)
-        kwargs = self._call_kwargs(limit)
+        kwargs = self._request(limit)
+        mode = "grammar" if self._local else "prompted"
         if self._local:
             kwargs["json_schema"] = schema.model_json_schema()
         for attempt in range(max(1, attempts)):
             if self._local:
                 kwargs["seed"] = attempt  # a retry must not replay the same sample
-            message = self._call(self.model, conversation, node, kwargs)
+            message, entry = self._call(node, self.model, conversation, limit, kwargs, mode=mode)
             text = _text_of(message)
             try:
                 result = parse_structured(text, schema)
             except ValueError as exc:
+                self._record(node, entry, structured_mode=mode, parse_ok=False, error=str(exc)[:200])
                 errors.append(str(exc))
                 conversation = conversation + [AIMessage(content=text), HumanMessage(content=repair_instruction(str(exc)))]
                 continue
+            self._record(node, entry, structured_mode=mode, parse_ok=True)
             self._store(key, {"json": result.model_dump_json(), **self._usage(conversation, message)})
             return result
         raise StructuredOutputError(
@@ -169,8 +256,10 @@ class LLMClient:
         )
 
     # ------------------------------------------------------------------ plumbing
-    def _call_kwargs(self, limit: int) -> dict[str, Any]:
-        """Per-call sampling parameters, only for models known to accept them as call kwargs."""
+    def _request(self, limit: int, mode: str | None = None, schema: type[BaseModel] | None = None) -> dict[str, Any]:
+        """Per-call parameters in the form the model reads them."""
+        if self._openai:
+            return request_kwargs(self.model, limit, self.temperature, mode, schema)
         fields = type(self.model).model_fields
         if not (self._local or "max_tokens" in fields):
             return {}  # e.g. Ollama: its limits were set when the model was built
@@ -207,29 +296,74 @@ class LLMClient:
     def _usage(messages: list[BaseMessage], message: Any) -> dict[str, Any]:
         usage = getattr(message, "usage_metadata", None)
         if usage:
+            estimated = bool((getattr(message, "response_metadata", None) or {}).get("usage_estimated"))
             return {"input_tokens": int(usage.get("input_tokens", 0)), "output_tokens": int(usage.get("output_tokens", 0)),
-                    "estimated": False}
+                    "estimated": estimated}
         prompt = "\n".join(_text_of(m) for m in messages)
         return {"input_tokens": estimate_tokens(prompt), "output_tokens": estimate_tokens(_text_of(message or "")),
                 "estimated": True}
 
-    def _call(self, runnable: Any, messages: list[BaseMessage], node: str, kwargs: dict[str, Any],
-              result_is_dict: bool = False) -> Any:
-        """Budget check, the call (with retries), then metering of what it spent."""
+    def _record(self, node: str, entry: dict[str, Any], **details: Any) -> None:
+        self.meter.record(node, model=self.spec, **entry, **details)
+
+    def _call(self, node: str, runnable: Any, messages: list[BaseMessage], limit: int, kwargs: dict[str, Any],
+              result_is_dict: bool = False, mode: str | None = None) -> tuple[Any, dict[str, Any]]:
+        """Budget check, the call (with retries), the output cap; returns the result and the meter
+        entry for it (recorded by the caller, which may add what the reply turned out to be).
+        A call that fails for good is recorded here, with its retries and the error."""
         if self.budget is not None:
             self.budget.check(estimate_tokens("\n".join(_text_of(m) for m in messages)))
         started = time.perf_counter()
-        result = self._invoke_with_retries(runnable, messages, kwargs)
+        attempts = [0]
+        try:
+            result = self._invoke_with_retries(runnable, messages, kwargs, limit, attempts)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"[:300]
+            details: dict[str, Any] = {"retries": max(0, attempts[0] - 1), "max_output_tokens": limit, "error": error}
+            if mode is not None:
+                details.update(structured_mode=mode, parse_ok=False)
+                if self._openai and is_mode_refusal(exc):
+                    details.update(refused=error, server=server_key(self.model))
+            self.meter.record(node, model=self.spec, input_tokens=0, output_tokens=0,
+                              seconds=time.perf_counter() - started, **details)
+            raise
+        retries = attempts[0] - 1
         message = result.get("raw") if result_is_dict else result
         usage = self._usage(messages, message)
-        self.meter.record(node, model=self.spec, input_tokens=usage["input_tokens"],
-                          output_tokens=usage["output_tokens"], seconds=time.perf_counter() - started,
-                          estimated=usage["estimated"])
+        over_cap = usage["output_tokens"] > limit + CAP_SLACK_TOKENS
+        if over_cap and not result_is_dict and isinstance(getattr(message, "content", None), str):
+            # The target ignored the cap: keep what the cap allows, and say so in the journal.
+            result = message.model_copy(update={"content": _cut_to_tokens(message.content, usage["output_tokens"], limit)})
         if self.budget is not None:
             self.budget.add(usage["input_tokens"] + usage["output_tokens"])
-        return result
+        entry = {"input_tokens": usage["input_tokens"], "output_tokens": usage["output_tokens"],
+                 "seconds": time.perf_counter() - started, "estimated": usage["estimated"], "retries": retries,
+                 "max_output_tokens": limit}
+        if over_cap:
+            entry["over_cap"] = True
+        if getattr(message, "response_metadata", {}).get("stopped_at_cap"):
+            entry["stopped_at_cap"] = True
+        return result, entry
 
-    def _invoke_with_retries(self, runnable: Any, messages: list[BaseMessage], kwargs: dict[str, Any]) -> Any:
+    def _invoke_once(self, runnable: Any, messages: list[BaseMessage], kwargs: dict[str, Any], limit: int) -> Any:
+        # Text replies from self-hosted servers are streamed and cut at the cap. Structured replies
+        # are not: grammar-constrained JSON ends by itself within max_tokens, and llama-cpp-python
+        # streams tool calls with the function name repeated in every chunk and no usage.
+        structured = any(k in (kwargs.get("extra_body") or {}) for k in ("response_format", "tools"))
+        if not (self._stream_capped and runnable is self.model) or structured:
+            return runnable.invoke(messages, **kwargs)
+        prompt_tokens = estimate_tokens("\n".join(_text_of(m) for m in messages))
+        return stream_with_cap(runnable, messages, kwargs, limit + CAP_SLACK_TOKENS, prompt_tokens)
+
+    def _invoke_with_retries(self, runnable: Any, messages: list[BaseMessage], kwargs: dict[str, Any],
+                             limit: int, attempts: list[int]) -> Any:
+        """The one retry layer (provider SDK retries are switched off in the factory): transient
+        errors only, with exponential backoff. ``attempts[0]`` counts the tries made."""
+
+        def attempt() -> Any:
+            attempts[0] += 1
+            return self._invoke_once(runnable, messages, kwargs, limit)
+
         retrying = Retrying(
             stop=stop_after_attempt(self.retries + 1),
             wait=wait_exponential(multiplier=self.retry_wait_seconds, max=30),
@@ -237,7 +371,7 @@ class LLMClient:
             reraise=True,
         )
         try:
-            return retrying(runnable.invoke, messages, **kwargs)
+            return retrying(attempt)
         except _NOT_RETRIED:
             raise
         except Exception as exc:

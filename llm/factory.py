@@ -36,6 +36,11 @@ PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
 
 # Providers whose chat class names the output-length field differently.
 _MAX_TOKENS_FIELD = {"ollama": "num_predict"}
+# Providers whose SDK retries on its own (OpenAI SDK: 2 retries by default, Anthropic SDK too).
+# LLMClient is the one retry layer (tenacity, transient errors only), so theirs is switched off:
+# stacked, 4 of ours x 3 of theirs turned one refused request into 12 HTTP calls.
+_SDK_RETRY_PROVIDERS = {"openai", "azure_openai", "anthropic", "deepseek", "xai", "groq", "mistralai", "fireworks",
+                        "together"}
 
 
 def _local_model(path: Path, settings: Settings, label: str, bundled: bool = False) -> LlamaCppChatModel:
@@ -70,7 +75,14 @@ def _api_model(provider: str, model: str, settings: Settings) -> BaseChatModel:
     if importlib.util.find_spec(package.replace("-", "_")) is None:
         raise UserError(f"model provider '{provider}' is not installed: {_install_hint(provider)}")
     kwargs: dict[str, Any] = {"temperature": settings.llm.temperature}
-    kwargs[_MAX_TOKENS_FIELD.get(provider, "max_tokens")] = settings.llm.max_output_tokens
+    if provider == "openai" and settings.llm.base_url:
+        # langchain-openai sends max_tokens as `max_completion_tokens`, which llama.cpp's server
+        # (and older vLLM / Ollama) ignore: send the classic `max_tokens` in the body instead.
+        kwargs["extra_body"] = {"max_tokens": settings.llm.max_output_tokens}
+    else:
+        kwargs[_MAX_TOKENS_FIELD.get(provider, "max_tokens")] = settings.llm.max_output_tokens
+    if provider in _SDK_RETRY_PROVIDERS:
+        kwargs["max_retries"] = 0
     if settings.llm.base_url:
         kwargs["base_url"] = settings.llm.base_url
     if key_var and not os.environ.get(key_var):

@@ -13,6 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from ..sanitize import redact
+
 # USD per 1M tokens (input, output); public list prices, 2025. Longest prefix wins, so dated
 # names (claude-3-5-haiku-20241022) and -mini variants resolve to the right row.
 PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
@@ -129,7 +131,9 @@ class TokenMeter:
         seconds: float,
         cached: bool = False,
         estimated: bool = False,
+        **details: Any,
     ) -> None:
+        """``details`` (retries, structured_mode, parse_ok, over_cap, ...) go into the journal as is."""
         cost = 0.0 if cached else call_cost(model, input_tokens, output_tokens)
         entry = {
             "node": node,
@@ -140,12 +144,13 @@ class TokenMeter:
             "cached": bool(cached),
             "estimated": bool(estimated),
             "cost_usd": cost,
+            **details,
         }
         with self._lock:
             self._entries.append(entry)
             if self._journal is not None:
                 with self._journal.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(entry) + "\n")
+                    fh.write(json.dumps(redact(entry)) + "\n")  # error texts may quote a URL with a password
 
     def entries(self) -> list[dict[str, Any]]:
         with self._lock:

@@ -6,13 +6,18 @@ average length); scoring it with ``get_scores`` walks every document in Python p
 sparse document x term matrix and a query is a sparse column sum. The scores equal
 ``BM25Okapi.get_scores`` (a test checks it).
 
-On disk (``<store>/bm25/``): ``index.pkl`` (ids, vocabulary, years, categories, normalised titles)
-and ``weights.npz`` load fast for search; ``tokens.pkl`` (the tokenised corpus) is read only
-when papers are added, because idf changes with every addition and the weights are rebuilt.
+On disk (one directory of an index generation, see ``snapshot.py``): ``index.pkl`` (ids,
+vocabulary, years, categories, normalised titles) and ``weights.npz`` load fast for search;
+``tokens.pkl`` (the tokenised corpus) is read only when papers are added, because idf changes with
+every addition and the weights are rebuilt. The files are written once into a fresh directory and
+never changed: publishing a new generation is one rename (``snapshot.publish``).
+
+Ties are broken by paper id, so a ranking does not depend on the order rows were added in.
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 from collections.abc import Collection, Sequence
@@ -69,21 +74,21 @@ class BM25Index:
             index._row_of = {pid: i for i, pid in enumerate(index.ids)}
         return index
 
-    def _save(self, tokens: list[list[str]]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        # Write every file under a temporary name, then rename: a crash never leaves a mix.
-        tmp = {name: self.directory / f"{name}.tmp" for name in ("index.pkl", "weights.npz", "tokens.pkl")}
-        with tmp["index.pkl"].open("wb") as fh:
-            pickle.dump({"ids": self.ids, "vocab": self.vocab, "years": self.years,
-                         "categories": self.categories, "titles": self.titles}, fh, protocol=5)
-        with tmp["weights.npz"].open("wb") as fh:
-            sparse.save_npz(fh, self._weights.tocsc(), compressed=False)  # loads without conversion
-        with tmp["tokens.pkl"].open("wb") as fh:
-            pickle.dump(tokens, fh, protocol=5)
-        for name, path in tmp.items():
-            path.replace(self.directory / name)
+    def write(self, directory: Path, tokens: list[list[str]]) -> None:
+        """Write the three files into ``directory`` (fresh, not yet published) and fsync them."""
+        directory.mkdir(parents=True, exist_ok=True)
+        meta = {"ids": self.ids, "vocab": self.vocab, "years": self.years,
+                "categories": self.categories, "titles": self.titles}
+        for name, dump in (("index.pkl", lambda fh: pickle.dump(meta, fh, protocol=5)),
+                           # uncompressed: loads without conversion
+                           ("weights.npz", lambda fh: sparse.save_npz(fh, self._weights.tocsc(), compressed=False)),
+                           ("tokens.pkl", lambda fh: pickle.dump(tokens, fh, protocol=5))):
+            with (directory / name).open("wb") as fh:
+                dump(fh)
+                fh.flush()
+                os.fsync(fh.fileno())
 
-    def _load_tokens(self) -> list[list[str]]:
+    def load_tokens(self) -> list[list[str]]:
         path = self.directory / "tokens.pkl"
         if not path.is_file():
             return []
@@ -97,22 +102,25 @@ class BM25Index:
     def __contains__(self, paper_id: str) -> bool:
         return paper_id in self._row_of
 
-    def add(self, ids: Sequence[str], texts: Sequence[str], years: Sequence[int | None],
-            categories: Sequence[Sequence[str]], titles: Sequence[str]) -> None:
-        """Append documents and rebuild the weights over the whole corpus, then persist."""
-        tokens = self._load_tokens() + [tokenize(t) for t in texts]
-        self.ids = self.ids + list(ids)
-        self.years = np.concatenate([self.years, np.array([y or 0 for y in years], dtype=np.int32)])
-        self.categories = self.categories + [tuple(c) for c in categories]
-        self.titles = self.titles + list(titles)
-        self._row_of = {pid: i for i, pid in enumerate(self.ids)}
-        self._category_rows = None
-        self._build(tokens)
-        self._save(tokens)
+    @classmethod
+    def build(cls, directory: Path, ids: Sequence[str], tokens: list[list[str]], years: Sequence[int | None],
+              categories: Sequence[Sequence[str]], titles: Sequence[str]) -> "BM25Index":
+        """An index over tokenised documents (weights computed over all of them); not yet written."""
+        index = cls(directory)
+        index.ids = list(ids)
+        index.years = np.array([y or 0 for y in years], dtype=np.int32)
+        index.categories = [tuple(c) for c in categories]
+        index.titles = list(titles)
+        index._row_of = {pid: i for i, pid in enumerate(index.ids)}
+        index._build(tokens)
+        return index
 
     def _build(self, tokens: list[list[str]]) -> None:
         from rank_bm25 import BM25Okapi
 
+        if not tokens:  # rank-bm25 cannot average over zero documents
+            self.vocab, self._weights = {}, sparse.csc_matrix((0, 0), dtype=np.float32)
+            return
         # rank-bm25 divides by the corpus size and the vocabulary size; give it one token.
         okapi = BM25Okapi([doc or ["\0"] for doc in tokens])
         self.vocab = {term: i for i, term in enumerate(okapi.idf)}
@@ -179,9 +187,20 @@ class BM25Index:
         elif mask is not None:
             rows = np.flatnonzero(mask)
         scores = self.scores(query, rows)
-        candidates = np.flatnonzero(scores > 0)
-        if len(candidates) > n:
-            candidates = candidates[np.argpartition(-scores[candidates], n - 1)[:n]]
-        order = candidates[np.argsort(-scores[candidates], kind="stable")]
-        row_ids = rows[order] if rows is not None else order
-        return [(self.ids[r], float(scores[i])) for r, i in zip(row_ids, order)]
+        positive = np.flatnonzero(scores > 0)
+        row_ids = rows if rows is not None else np.arange(len(self.ids))
+        return [(self.ids[row_ids[i]], float(scores[i]))
+                for i in top_n(scores, n, lambda i: self.ids[row_ids[i]], among=positive)]
+
+
+def top_n(scores: np.ndarray, n: int, id_of, among: np.ndarray | None = None) -> list[int]:
+    """Positions of the ``n`` best scores (optionally only ``among`` positions), best first, ties
+    broken by ``id_of(position)``: every tie at the cut is kept before sorting, so the result does
+    not depend on row order or on how a partial sort splits equal scores."""
+    candidates = np.arange(len(scores)) if among is None else np.asarray(among, dtype=np.int64)
+    if n <= 0 or len(candidates) == 0:
+        return []
+    if len(candidates) > n:
+        cut = -np.partition(-scores[candidates], n - 1)[n - 1]
+        candidates = candidates[scores[candidates] >= cut]
+    return sorted(candidates.tolist(), key=lambda i: (-float(scores[i]), id_of(i)))[:n]

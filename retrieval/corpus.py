@@ -1,18 +1,21 @@
-"""The Research Paper DB: ingest papers into Chroma + BM25 and search them (dense, BM25, hybrid).
+"""The Research Paper DB: ingest papers and search them (dense, BM25, hybrid).
 
-One ``Corpus`` per data home. Chroma holds the vectors, the papers (JSON in metadata) and the
-filter keys; the BM25 index lives beside it under ``<home>/store/bm25``. The collection records
-the embedding model that built it, and a Corpus refuses to mix models.
+One ``Corpus`` per data home, three stores under ``<home>/store``: the paper table (SQLite, the
+record of truth), Chroma (vectors + filter keys) and the published search index (BM25 + vectors,
+``snapshot.py``), which searches read. An ingest holds the store's write lock, writes the paper
+table first and then brings Chroma and the index in line with it (``_reconcile``), publishing
+the index with one atomic rename last: after a crash at any point, the next ingest (or
+``corpus repair``) adds whatever the other two stores miss. The index records the embedding
+model that built it, and a Corpus refuses to mix models.
 """
 
 from __future__ import annotations
 
-import threading
+import sys
 import time
-from collections import OrderedDict
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -20,17 +23,17 @@ from pydantic import BaseModel, Field
 from ..errors import UserError
 from ..models import Paper, ScoredPaper
 from ..settings import Settings
-from .bm25_index import BM25Index
+from .bm25_index import BM25Index, tokenize
 from .dedupe import dedupe_papers, paper_keys
-from .embeddings import Embedder, _Progress, embedder_id, get_embedder
+from .embeddings import Embedder, _Progress, embedder_id, get_embedder, get_model
 from .hybrid import ranks_by_retriever, reciprocal_rank_fusion
+from .locking import StoreWriteLock, crash_point, home_is_writable, running_writer
 from .paper_table import PaperTable
-from .store import CATEGORY_PREFIX, MAX_ADD_BATCH, PaperCollection, chroma_where
+from .snapshot import IndexSnapshot, publish
+from .store import PaperCollection
 from .tre import temporal_rerank
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
-_WITHIN_CACHE_SIZE = 8
-_POST_FILTER_MAX = 5000  # neighbours fetched to filter locally before falling back to Chroma's where  # memories (id sets) whose vectors stay in RAM for MR retrieval
 
 
 class IngestReport(BaseModel):
@@ -40,8 +43,28 @@ class IngestReport(BaseModel):
     duplicates: int = 0
     skipped: int = 0
     skipped_lines: list[int] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)  # why records were skipped (first few hundred)
+    truncated: str | None = None  # set when the input ended early (e.g. a truncated .gz)
+    repaired: int = 0  # papers an earlier, interrupted ingest had left out of Chroma or the index
     embed_seconds: float = 0.0
     index_seconds: float = 0.0
+
+
+class StoreCheck(BaseModel):
+    """The three stores' counts and the ids each one misses (``doctor``, ``corpus repair``)."""
+
+    papers: int
+    index: int
+    chroma: int | None  # None: not checked (read-only home)
+    missing_from_index: list[str] = Field(default_factory=list)
+    extra_in_index: list[str] = Field(default_factory=list)
+    missing_from_chroma: list[str] = Field(default_factory=list)
+    extra_in_chroma: list[str] = Field(default_factory=list)
+
+    @property
+    def consistent(self) -> bool:
+        return not (self.missing_from_index or self.extra_in_index
+                    or self.missing_from_chroma or self.extra_in_chroma)
 
 
 def _split_model_id(model_id: str) -> tuple[str, str]:
@@ -49,29 +72,48 @@ def _split_model_id(model_id: str) -> tuple[str, str]:
     return model, backend or "torch"
 
 
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 class Corpus:
-    def __init__(self, settings: Settings):
-        self._collection = PaperCollection(settings)
-        self._papers = PaperTable(settings.store_dir / "papers.sqlite")
+    def __init__(self, settings: Settings, *, notify: Callable[[str], None] | None = None):
+        self._store_dir = settings.store_dir
+        self._notify = notify or _to_stderr
+        self._lock = StoreWriteLock(self._store_dir, on_wait=self._notify)
+        self._papers = PaperTable(self._store_dir / "papers.sqlite", read_only=True)
+        self._writer_table: PaperTable | None = None
+        self._chroma: PaperCollection | None = None
+        self._snapshot: IndexSnapshot | None = None
+        self._snapshot_loaded = False
+        self.settings = settings
+        if settings.store.chroma_url:  # a server is safe to share; fail fast on a bad URL
+            self._chroma = PaperCollection(settings)
         self.settings = self._settings_for_store(settings)
-        self._bm25: BM25Index | None = None
-        self._within_cache: OrderedDict[frozenset, tuple[list[str], np.ndarray, list[dict]]] = OrderedDict()
-        self._within_lock = threading.Lock()  # the generation graph searches from several threads
 
     # --- setup ----------------------------------------------------------------------------
     def _where(self) -> str:
-        return self.settings.store.chroma_url or str(self.settings.store_dir)
+        return self.settings.store.chroma_url or str(self._store_dir)
+
+    def _stored_model(self) -> str | None:
+        if self.snapshot is not None:
+            return self.snapshot.model
+        if self._chroma is not None or (self._store_dir / "chroma").is_dir():
+            if not home_is_writable(self._store_dir):
+                return None  # an old-layout store on a read-only home: searching it says what to do
+            with self._lock:  # embedded Chroma is opened by one process at a time
+                return self.collection.model
+        return None
 
     def _settings_for_store(self, settings: Settings) -> Settings:
         """Adopt the store's embedding model unless the user chose one; refuse a different one."""
-        stored, requested = self._collection.model, embedder_id(settings)
+        stored, requested = self._stored_model(), embedder_id(settings)
         if stored is None or stored == requested:
             return settings
         explicit = bool({"model", "backend"} & settings.embedding.model_fields_set)
         if explicit:
-            location = settings.store.chroma_url or settings.store_dir
             raise UserError(
-                f"the paper index at {location} was built with embedding model {stored!r}, not "
+                f"the paper index at {self._where()} was built with embedding model {stored!r}, not "
                 f"{requested!r}: use --embedding-model {stored}, or a fresh --home to index with {requested!r}"
             )
         model, backend = _split_model_id(stored)
@@ -83,10 +125,53 @@ class Corpus:
         return get_embedder(self.settings)
 
     @property
+    def collection(self) -> PaperCollection:
+        """The Chroma collection; the embedded one only under the write lock (see store.py)."""
+        if self._chroma is None:
+            self._chroma = PaperCollection(self.settings)
+        return self._chroma
+
+    @property
+    def snapshot(self) -> IndexSnapshot | None:
+        if not self._snapshot_loaded:
+            self._snapshot = IndexSnapshot.load(self._store_dir)
+            self._snapshot_loaded = True
+        return self._snapshot
+
+    def _reload(self) -> None:
+        self._snapshot_loaded = False
+
+    @property
     def bm25(self) -> BM25Index:
-        if self._bm25 is None:
-            self._bm25 = BM25Index.load(self.settings.store_dir / "bm25")
-        return self._bm25
+        snap = self.snapshot
+        return snap.bm25 if snap is not None else BM25Index(self._store_dir / "index")
+
+    def _table(self) -> PaperTable:
+        if self._writer_table is None:
+            self._writer_table = PaperTable(self._store_dir / "papers.sqlite")
+        return self._writer_table
+
+    def _searchable(self) -> IndexSnapshot:
+        """The live index; built from the paper table first when there is none yet (a store of an
+        older version, or a first ingest killed before it published)."""
+        snap = self.snapshot
+        if snap is None and self._papers.count() > 0:
+            writer = running_writer(self._store_dir)
+            if writer is not None:
+                raise UserError(f"the paper index at {self._store_dir} is being built by an ingest (pid {writer}): "
+                                f"search again when it has finished")
+            if not home_is_writable(self._store_dir):
+                raise UserError(f"the paper index at {self._store_dir} has no search index yet (an older "
+                                f"layout, or an interrupted ingest) and the home is read-only: run "
+                                f"`surveygraph corpus repair` once with write access")
+            self._notify(f"building the search index of {self._store_dir} from its paper table (once)...")
+            self.repair(progress=True)
+            snap = self.snapshot
+        if snap is None or len(snap) == 0:
+            raise UserError(
+                f"the paper index at {self._where()} is empty: run `surveygraph corpus ingest PATH` first"
+            )
+        return snap
 
     # --- ingest ---------------------------------------------------------------------------
     def ingest_path(self, path: Path, *, progress: bool = True) -> IngestReport:
@@ -96,69 +181,155 @@ class Corpus:
         path = Path(path).expanduser()
         if not path.exists():
             raise UserError(f"no such file or directory: {path}")
-        loaded = load_path(path, fulltext_dir=self.settings.store_dir / "fulltext")
+        loaded = load_path(path, fulltext_dir=self._store_dir / "fulltext")
         report = self.add_papers(loaded.papers, progress=progress, source=str(path))
         report.read = loaded.report.read
         report.skipped = loaded.report.skipped
         report.skipped_lines = list(loaded.report.skipped_lines)
+        report.reasons = list(loaded.report.reasons)
+        report.truncated = loaded.report.truncated
         return report
 
     def _new_papers(self, papers: list[Paper]) -> list[Paper]:
         """Papers whose id is not stored and whose title matches no stored paper (unless both
         carry different arXiv ids: distinct papers can share a title)."""
         stored_ids = self._papers.existing([p.paper_id for p in papers])
-        title_rows = {t: i for i, t in enumerate(self.bm25.titles) if t}
+        bm25 = self.bm25
+        title_rows = {t: i for i, t in enumerate(bm25.titles) if t}
         fresh = []
         for paper in papers:
             if paper.paper_id in stored_ids:
                 continue
-            title_key = next((k for k in paper_keys(paper) if k.startswith("title:")), None)
+            title_key = _title_key(paper)
             row = title_rows.get(title_key) if title_key else None
             if row is not None:
-                other = self.bm25.ids[row]
+                other = bm25.ids[row]
                 if not (paper.arxiv_id and other.startswith("arxiv:") and other != paper.paper_id):
                     continue
             fresh.append(paper)
         return fresh
 
     def add_papers(self, papers: Iterable[Paper], *, progress: bool = True, source: str = "") -> IngestReport:
-        """Embed and index papers not already in the store; duplicates are counted, not added."""
+        """Embed and store papers not already in the store (duplicates are counted, not added),
+        then repair whatever an earlier interrupted ingest left out of Chroma or the index."""
         incoming = list(papers)
-        unique, merged_away = dedupe_papers(incoming)
-        fresh = self._new_papers(unique)
-        report = IngestReport(source=source, read=len(incoming),
-                              duplicates=merged_away + len(unique) - len(fresh))
-        if not fresh:
-            return report
-        started = time.perf_counter()
-        vectors = self.embedder.encode([p.embedding_text() for p in fresh], progress=progress)
-        report.embed_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        self._index(fresh, vectors, progress)
-        report.index_seconds = time.perf_counter() - started
-        report.added = len(fresh)
+        with self._lock:
+            self._reload()  # another ingest may have published while we waited for the lock
+            unique, merged_away = dedupe_papers(incoming)
+            fresh = self._new_papers(unique)
+            report = IngestReport(source=source, read=len(incoming),
+                                  duplicates=merged_away + len(unique) - len(fresh))
+            known: dict[str, np.ndarray] = {}
+            if fresh:
+                started = time.perf_counter()
+                vectors = self.embedder.encode([p.embedding_text() for p in fresh], progress=progress)
+                report.embed_seconds = time.perf_counter() - started
+                crash_point("embedded")
+                self._table().add(fresh)  # the record of truth first: a crash after it loses nothing
+                crash_point("sqlite")
+                known = dict(zip((p.paper_id for p in fresh), vectors))
+            started = time.perf_counter()
+            fixed = self._reconcile(known, progress)
+            report.index_seconds = time.perf_counter() - started
+            report.added = len(fresh)
+            report.repaired = max(0, fixed - len(fresh))
         return report
 
-    def _index(self, papers: list[Paper], vectors: np.ndarray, progress: bool) -> None:
-        if not self._collection.exists:
-            self._collection.create(self.embedder.name, self.embedder.dim)
-        bar = _Progress(progress, len(papers) + 1, "indexing")
+    def repair(self, *, progress: bool = True) -> StoreCheck:
+        """Bring Chroma and the search index in line with the paper table; returns what was wrong."""
+        with self._lock:
+            self._reload()
+            before = self._check_locked()
+            self._reconcile({}, progress)
+        return before
+
+    def _reconcile(self, known: dict[str, np.ndarray], progress: bool) -> int:
+        """Add to / remove from Chroma and the index what differs from the paper table (under
+        the write lock). Vectors come from ``known``, the live index, or the (cached) embedder.
+        Returns how many papers were added to either store."""
+        sql_ids = self._table().ids()
+        sql_set = set(sql_ids)
+        snap = self.snapshot
+        index_ids = set(snap.ids) if snap is not None else set()
+        collection = self.collection
+        if not collection.exists and sql_ids:
+            collection.create(self.embedder.name, self.embedder.dim)
+        chroma_ids = collection.all_ids()
+        missing_chroma = [i for i in sql_ids if i not in chroma_ids]
+        extra_chroma = sorted(chroma_ids - sql_set)
+        missing_index = [i for i in sql_ids if i not in index_ids]
+        extra_index = index_ids - sql_set
+        need = sorted(set(missing_chroma) | set(missing_index))
+        papers = self._table().get(need)
+        vectors = {pid: known[pid] for pid in need if pid in known}
+        if snap is not None:
+            vectors.update(snap.vectors_for([pid for pid in need if pid not in vectors]))
+        rest = [pid for pid in need if pid not in vectors]
+        if rest:
+            vectors.update(zip(rest, self.embedder.encode([papers[pid].embedding_text() for pid in rest],
+                                                          progress=progress)))
+        bar = _Progress(progress, len(missing_chroma) + 1, "indexing")
         try:
-            for start in range(0, len(papers), MAX_ADD_BATCH):
-                chunk = papers[start:start + MAX_ADD_BATCH]
-                self._collection.add(chunk, vectors[start:start + MAX_ADD_BATCH])
-                self._papers.add(chunk)
+            if extra_chroma:  # only an older version could leave vectors without a paper record
+                collection.delete(extra_chroma)
+            for start in range(0, len(missing_chroma), 5000):
+                chunk = missing_chroma[start:start + 5000]
+                collection.add([papers[pid] for pid in chunk], np.vstack([vectors[pid] for pid in chunk]))
                 bar.advance(len(chunk))
-            self.bm25.add(
-                [p.paper_id for p in papers], [p.embedding_text() for p in papers],
-                [p.year for p in papers], [p.categories for p in papers],
-                [next((k for k in paper_keys(p) if k.startswith("title:")), "") for p in papers],
-            )
+            if missing_index or extra_index or (snap is None and sql_ids):
+                self._snapshot = self._publish(snap, extra_index, [papers[pid] for pid in missing_index],
+                                               [vectors[pid] for pid in missing_index])
             bar.advance(1)
         finally:
             bar.close()
-        with self._within_lock:
-            self._within_cache.clear()
+        return len(set(missing_chroma) | set(missing_index))
+
+    def _publish(self, base: IndexSnapshot | None, drop: set[str], papers: list[Paper],
+                 vectors: list[np.ndarray]) -> IndexSnapshot:
+        """A new index generation: the base's rows minus ``drop`` plus ``papers``."""
+        keep = [i for i, pid in enumerate(base.ids) if pid not in drop] if base is not None else []
+        old_tokens = base.bm25.load_tokens() if base is not None else []
+        bm = base.bm25 if base is not None else None
+        dim = self.embedder.dim
+        new_vectors = np.vstack(vectors) if vectors else np.zeros((0, dim), dtype=np.float32)
+        old_vectors = np.asarray(base.vectors[keep]) if base is not None else np.zeros((0, dim), np.float32)
+        return publish(
+            self._store_dir,
+            ids=[bm.ids[i] for i in keep] + [p.paper_id for p in papers] if bm else [p.paper_id for p in papers],
+            tokens=[old_tokens[i] for i in keep] + [tokenize(p.embedding_text()) for p in papers],
+            years=([int(bm.years[i]) for i in keep] if bm else []) + [p.year for p in papers],
+            categories=([bm.categories[i] for i in keep] if bm else []) + [p.categories for p in papers],
+            titles=([bm.titles[i] for i in keep] if bm else []) + [_title_key(p) or "" for p in papers],
+            vectors=np.vstack([old_vectors, new_vectors]),
+            model=base.model if base is not None and base.model else self.embedder.name,
+        )
+
+    def check(self) -> StoreCheck:
+        """Counts and id differences of the three stores. Chroma is read under the write lock (it
+        waits for a running ingest); on a read-only home it is not opened."""
+        if not home_is_writable(self._store_dir) and not self.settings.store.chroma_url:
+            return self._check_locked(chroma=False)
+        with self._lock:
+            self._reload()
+            return self._check_locked()
+
+    def _check_locked(self, chroma: bool = True) -> StoreCheck:
+        sql = set(self._papers.ids())
+        index = set(self.snapshot.ids) if self.snapshot is not None else set()
+        stored = self.collection.all_ids() if chroma else None
+        return StoreCheck(
+            papers=len(sql), index=len(index), chroma=None if stored is None else len(stored),
+            missing_from_index=sorted(sql - index), extra_in_index=sorted(index - sql),
+            missing_from_chroma=sorted(sql - stored) if stored is not None else [],
+            extra_in_chroma=sorted(stored - sql) if stored is not None else [],
+        )
+
+    def index_gap(self) -> tuple[int, str | None]:
+        """Papers in the paper table that searches cannot find (0 when the stores agree), and the
+        pid of an ingest running now (then the gap is its work in progress, not damage)."""
+        snap = self.snapshot
+        gap = max(0, self._papers.count() - (len(snap) if snap is not None else 0))
+        return gap, running_writer(self._store_dir) if gap else None
 
     # --- search ---------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, *, mode: SearchMode = "hybrid",
@@ -167,20 +338,21 @@ class Corpus:
         """Top-k papers for ``query``; see docs/corpus.md for modes, filters and TRE."""
         if mode not in ("hybrid", "dense", "bm25"):
             raise UserError(f"unknown search mode {mode!r}: use hybrid, dense or bm25")
-        if self.count() == 0:
-            raise UserError(
-                f"the paper index at {self._where()} is empty: run `surveygraph corpus ingest PATH` first"
-            )
+        snap = self._searchable()
         cfg = self.settings.retrieval
         use_tre = cfg.tre if tre is None else tre
         pool = k * cfg.tre_pool_factor if use_tre else k
         n_candidates = max(cfg.candidates, pool)
+        mask = snap.bm25.filter_mask(year_range, categories)
+        rows = snap.bm25.rows_for(within_ids) if within_ids is not None else None
         rankings: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "dense"):
-            rankings["dense"] = self._dense(query, n_candidates, year_range, categories, within_ids)
+            # Queries skip the on-disk cache: one query encodes faster than a cache write commits,
+            # and a read-only home has no cache to write.
+            vector = get_model(self.settings).encode([query])[0]
+            rankings["dense"] = snap.dense(vector, n_candidates, rows=rows, mask=mask)
         if mode in ("hybrid", "bm25"):
-            mask = self.bm25.filter_mask(year_range, categories)
-            rankings["bm25"] = self.bm25.search(query, n_candidates, within=within_ids, mask=mask)
+            rankings["bm25"] = snap.bm25.search(query, n_candidates, within=within_ids, mask=mask)
         id_lists = {name: [pid for pid, _ in hits] for name, hits in rankings.items()}
         fused = (reciprocal_rank_fusion(id_lists, cfg.rrf_k) if mode == "hybrid" else rankings[mode])[:pool]
         papers = self._papers.get([pid for pid, _ in fused])
@@ -191,58 +363,6 @@ class Corpus:
             hits = temporal_rerank(hits, k, bucket_years=cfg.tre_bucket_years)
         return hits[:k]
 
-    def _dense(self, query: str, n: int, year_range: tuple[int, int] | None,
-               categories: Sequence[str] | None, within_ids: Collection[str] | None) -> list[tuple[str, float]]:
-        # Queries skip the on-disk cache: one query encodes faster than a cache write commits.
-        embedder = self.embedder
-        vector = getattr(embedder, "inner", embedder).encode([query])[0]
-        if within_ids is None:
-            return self._dense_filtered(vector, n, year_range, categories)
-        ids, matrix, metas = self._within_vectors(within_ids)
-        keep = np.array([_matches(m, year_range, categories) for m in metas], dtype=bool)
-        scores = np.where(keep, matrix @ vector, -np.inf) if len(ids) else np.zeros(0)
-        order = np.argsort(-scores, kind="stable")[: min(n, int(keep.sum()))]
-        return [(ids[i], float(scores[i])) for i in order]
-
-    def _dense_filtered(self, vector: np.ndarray, n: int, year_range: tuple[int, int] | None,
-                        categories: Sequence[str] | None) -> list[tuple[str, float]]:
-        """Chroma's ``where`` filtering is slow (~0.4 s at 75k papers), so filters are applied to
-        the unfiltered nearest neighbours using the BM25 index's year/category arrays; only when
-        too few survive does the query go to Chroma with the ``where`` clause."""
-        total = self.count()
-        mask = self.bm25.filter_mask(year_range, categories)
-        if mask is None or len(mask) != total:  # no filters, or the BM25 sidecar is out of step
-            return self._collection.query(vector, min(n, total), chroma_where(year_range, categories))
-        allowed = int(mask.sum())
-        if allowed == 0:
-            return []
-        wanted = min(n, allowed)
-        fetch = min(total, _POST_FILTER_MAX, wanted * max(2, -(-total // allowed) * 2))
-        kept = []
-        for pid, score in self._collection.query(vector, fetch, None):
-            row = self.bm25.row(pid)
-            if row is not None and mask[row]:
-                kept.append((pid, score))
-        if len(kept) >= wanted or fetch == total:
-            return kept[:wanted]
-        return self._collection.query(vector, wanted, chroma_where(year_range, categories))
-
-    def _within_vectors(self, within_ids: Collection[str]) -> tuple[list[str], np.ndarray, list[dict]]:
-        """Stored vectors of a memory M, kept for the next queries on the same M (MR retrieval
-        issues many sub-queries against one memory)."""
-        key = frozenset(within_ids)
-        with self._within_lock:
-            cached = self._within_cache.get(key)
-            if cached is not None:
-                self._within_cache.move_to_end(key)
-                return cached
-        cached = self._collection.get_vectors(sorted(key))
-        with self._within_lock:
-            self._within_cache[key] = cached
-            if len(self._within_cache) > _WITHIN_CACHE_SIZE:
-                self._within_cache.popitem(last=False)
-        return cached
-
     # --- reading --------------------------------------------------------------------------
     def get(self, paper_ids: Sequence[str]) -> list[Paper]:
         """Papers for ids, in the given order; unknown ids are left out."""
@@ -250,9 +370,16 @@ class Corpus:
         return [found[pid] for pid in paper_ids if pid in found]
 
     def count(self) -> int:
-        return self._collection.count()
+        """Papers a search can find."""
+        snap = self.snapshot
+        if snap is None and self._papers.count() > 0:
+            snap = self._searchable()
+        return len(snap) if snap is not None else 0
 
     def stats(self) -> dict:
+        snap = self.snapshot
+        if snap is None and self._papers.count() > 0:
+            snap = self._searchable()  # an older store: build its index first
         bm25 = self.bm25
         years, counts = np.unique(bm25.years, return_counts=True)
         category_counts: dict[str, int] = {}
@@ -261,22 +388,17 @@ class Corpus:
                 category_counts[c] = category_counts.get(c, 0) + 1
         top = sorted(category_counts.items(), key=lambda kv: -kv[1])[:10]
         return {
-            "papers": self.count(),
-            "bm25_documents": len(bm25),
-            "embedding_model": self._collection.model,
-            "embedding_dim": self._collection.dim,
-            "store": self.settings.store.chroma_url or str(self.settings.store_dir),
+            "papers": self._papers.count(),
+            "bm25_documents": len(bm25),  # = searchable papers; differs from papers only after a crash
+            "embedding_model": snap.model if snap is not None else None,
+            "embedding_dim": snap.dim if snap is not None else None,
+            "store": self.settings.store.chroma_url or str(self._store_dir),
             "collection": self.settings.store.collection,
+            "index_generation": snap.generation if snap is not None else None,
             "years": {("unknown" if y == 0 else int(y)): int(c) for y, c in zip(years, counts)},
             "top_categories": dict(top),
         }
 
 
-def _matches(meta: dict, year_range: tuple[int, int] | None, categories: Sequence[str] | None) -> bool:
-    if year_range is not None:
-        year = meta.get("year")
-        if year is None or not year_range[0] <= year <= year_range[1]:
-            return False
-    if categories and not any(meta.get(CATEGORY_PREFIX + c) for c in categories):
-        return False
-    return True
+def _title_key(paper: Paper) -> str | None:
+    return next((k for k in paper_keys(paper) if k.startswith("title:")), None)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..settings import Settings
+from .locking import crash_point
 
 MINILM = "minilm"
 MINILM_STATIC = "minilm-static"
@@ -51,6 +52,7 @@ def _encode_in_chunks(encode_chunk, texts: Sequence[str], step: int, dim: int, *
             chunk = list(texts[start:start + step])
             parts.append(encode_chunk(chunk))
             bar.advance(len(chunk))
+            crash_point("embedding")  # fault-injection tests: killed in the middle of encoding
     finally:
         bar.close()
     if not parts:
@@ -234,6 +236,17 @@ def _build_embedder(settings: Settings) -> Embedder:
     model_ref = str(bundled_minilm_path()) if cfg.model == MINILM else cfg.model
     return SentenceTransformerEmbedder(name, model_ref, batch_size=cfg.batch_size,
                                        max_seq_length=cfg.max_seq_length, backend=cfg.backend)
+
+
+def get_model(settings: Settings) -> Embedder:
+    """The encoder without the on-disk cache (queries; a read-only home cannot open the cache)."""
+    cfg = settings.embedding
+    model_key = (embedder_id(settings), cfg.max_seq_length, cfg.batch_size, str(settings.models_dir))
+    with _EMBEDDERS_LOCK:
+        model = _MODELS.get(model_key)
+        if model is None:
+            model = _MODELS[model_key] = _build_embedder(settings)
+    return model
 
 
 def get_embedder(settings: Settings) -> Embedder:

@@ -33,6 +33,9 @@ class LoadReport(BaseModel):
     skipped: int = 0
     skipped_lines: list[int] = Field(default_factory=list)  # 1-based line (or file) numbers
     reasons: list[str] = Field(default_factory=list)
+    # Set when the file ended early (a truncated or corrupt .gz): what was read before it is kept,
+    # and the CLI names the problem and exits non-zero instead of counting it as one skipped line.
+    truncated: str | None = None
 
     def skip(self, line: int, reason: str) -> None:
         self.skipped += 1
@@ -113,8 +116,12 @@ def load_jsonl(path: Path) -> LoadResult:
                 if not line.strip():
                     continue
                 _add_record_line(line, line_no, papers, report)
-    except (OSError, EOFError, zlib.error) as exc:  # truncated or corrupt gzip, unreadable file
-        report.skip(line_no + 1, f"file could not be read further: {exc}")
+    except EOFError:  # gzip: "Compressed file ended before the end-of-stream marker was reached"
+        report.truncated = (f"truncated gzip archive: {path} ends before its end-of-stream marker "
+                            f"(after line {line_no}; {report.read} records read before the cut)")
+    except (OSError, zlib.error) as exc:  # corrupt gzip data, unreadable file
+        report.truncated = (f"corrupt or unreadable file: {path} could not be read after line {line_no} "
+                            f"({report.read} records read before it): {exc}")
     return LoadResult(papers=papers, report=report)
 
 

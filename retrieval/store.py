@@ -1,5 +1,10 @@
 """The Chroma side of the paper index: client, collection (which remembers its embedding model),
-batched writes and reads of papers with their vectors and filterable metadata."""
+batched, idempotent writes of papers with their vectors and filterable metadata.
+
+Searches read the published index generation (``snapshot.py``), not Chroma: an embedded Chroma
+(PersistentClient) opened by a second process while an ingest writes it was corrupted for good
+(SIGSEGV on every later open). So the embedded collection is opened only by writers, under the
+store's write lock (``locking.py``). Writes are upserts, so a repair can replay them."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import numpy as np
 from ..errors import UserError
 from ..models import Paper
 from ..settings import Settings
+from .locking import crash_point
 
 MAX_ADD_BATCH = 5000  # Chroma's own limit here is ~5.4k rows per call
 _GET_BATCH = 5000
@@ -54,19 +60,6 @@ def paper_metadata(paper: Paper) -> dict[str, Any]:
     for category in paper.categories:
         meta[CATEGORY_PREFIX + category] = True
     return meta
-
-
-def chroma_where(year_range: tuple[int, int] | None, categories: Sequence[str] | None) -> dict | None:
-    """A Chroma ``where`` clause for a year range (inclusive) and any-of categories."""
-    clauses: list[dict] = []
-    if year_range is not None:
-        clauses += [{"year": {"$gte": int(year_range[0])}}, {"year": {"$lte": int(year_range[1])}}]
-    if categories:
-        any_of = [{CATEGORY_PREFIX + c: True} for c in categories]
-        clauses.append(any_of[0] if len(any_of) == 1 else {"$or": any_of})
-    if not clauses:
-        return None
-    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
 class PaperCollection:
@@ -114,45 +107,27 @@ class PaperCollection:
     def count(self) -> int:
         return self._collection.count() if self._collection else 0
 
-    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+    def all_ids(self) -> set[str]:
         found: set[str] = set()
         if not self._collection:
             return found
-        for start in range(0, len(ids), _GET_BATCH):
-            found.update(self._collection.get(ids=list(ids[start:start + _GET_BATCH]), include=[])["ids"])
+        for offset in range(0, self.count(), _GET_BATCH):
+            found.update(self._collection.get(limit=_GET_BATCH, offset=offset, include=[])["ids"])
         return found
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), _GET_BATCH):
+            self._collection.delete(ids=list(ids[start:start + _GET_BATCH]))
 
     def add(self, papers: Sequence[Paper], vectors: np.ndarray) -> None:
         step = min(MAX_ADD_BATCH, self._client.get_max_batch_size())
         for start in range(0, len(papers), step):
             chunk = papers[start:start + step]
-            self._collection.add(
+            self._collection.upsert(  # upsert: a repair may replay a batch a crash interrupted
                 ids=[p.paper_id for p in chunk],
                 embeddings=vectors[start:start + step],
                 # No documents: the paper JSON is in the metadata already, and Chroma would build
                 # a full-text index over documents that search never uses (it doubled the store).
                 metadatas=[paper_metadata(p) for p in chunk],
             )
-
-    def query(self, vector: np.ndarray, n: int, where: dict | None) -> list[tuple[str, float]]:
-        """Nearest papers as (id, cosine similarity); vectors are unit length, so cos = 1 - l2²/2."""
-        if not self._collection or n <= 0:
-            return []
-        result = self._collection.query(query_embeddings=[vector], n_results=n, where=where,
-                                        include=["distances"])
-        return [(pid, 1.0 - float(d) / 2.0) for pid, d in zip(result["ids"][0], result["distances"][0])]
-
-    def get_vectors(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray, list[dict]]:
-        """Stored vectors and metadata for ``ids`` (unknown ids are left out)."""
-        found_ids: list[str] = []
-        vectors: list[np.ndarray] = []
-        metas: list[dict] = []
-        if self._collection:
-            for start in range(0, len(ids), _GET_BATCH):
-                got = self._collection.get(ids=list(ids[start:start + _GET_BATCH]),
-                                           include=["embeddings", "metadatas"])
-                found_ids += got["ids"]
-                vectors.append(np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1))
-                metas += got["metadatas"]
-        matrix = np.vstack(vectors) if found_ids else np.zeros((0, self.dim or 1), dtype=np.float32)
-        return found_ids, matrix, metas
+            crash_point("chroma")

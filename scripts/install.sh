@@ -18,3 +18,20 @@ PYTHON="${PYTHON:-python3}"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
 surveygraph corpus prepare-models
 surveygraph doctor
+
+# 4. Optional: TeX, so `generate --pdf` and tests/test_latex_compile.py can build PDFs (lualatex
+#    with Latin Modern; pdftotext from poppler-utils checks the PDF's citation numbers). Only as
+#    root with apt-get; set SURVEYGRAPH_SKIP_TEX=1 to skip. Never fails the install: without TeX,
+#    survey.tex is still written and the PDF test skips with a reason.
+if [ -z "${SURVEYGRAPH_SKIP_TEX:-}" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  if ! command -v lualatex >/dev/null 2>&1 || ! command -v latexmk >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1; then
+    echo "installing TeX (latexmk, LuaLaTeX, XeLaTeX, Latin Modern) and poppler-utils via apt-get ..."
+    if (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq >/dev/null 2>&1 \
+        && apt-get install -y -qq latexmk texlive-latex-recommended texlive-luatex \
+             texlive-xetex texlive-fonts-recommended lmodern poppler-utils >/dev/null 2>&1); then
+      echo "TeX installed"
+    else
+      echo "warning: TeX could not be installed via apt-get; --pdf and the LaTeX compile test will skip" >&2
+    fi
+  fi
+fi

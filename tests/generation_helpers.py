@@ -44,7 +44,7 @@ def _task(prompt: str) -> str:
 
 
 def _paper_blocks(prompt: str) -> list[tuple[str, str]]:
-    return re.findall(r'<paper id="(\d+)">\s*Title: (.*?)\n', prompt)
+    return re.findall(r"^Paper \[(\d+)\]\nTitle: (.*?)\n", prompt, re.M)
 
 
 def plan_sections_reply(prompt: str) -> str:
@@ -68,7 +68,8 @@ def plan_subsections_reply(prompt: str) -> str:
 
 
 def subqueries_reply(prompt: str) -> str:
-    titles = re.findall(r"<paper>(.*?)</paper>", prompt)[:3]
+    block = re.search(r"<<DATA-\w+>>\n(.*?)<<END-\w+>>", prompt, re.S)
+    titles = re.findall(r"^- (.+)$", block.group(1), re.M)[:3] if block else []
     return json.dumps({"queries": [t[:80] for t in titles] or ["retrieval augmented generation"]})
 
 
@@ -78,7 +79,11 @@ def write_reply(prompt: str) -> str:
     templates = ["{t} is relevant to {s} [{k}].", "Building on this, {t} reports complementary findings [{k}].",
                  "In contrast, {t} focuses on how such systems are evaluated [{k}].",
                  "Finally, {t} examines remaining limitations and costs [{k}]."]
-    sentences = [templates[i].format(t=title, s=subsection.lower(), k=key) for i, (key, title) in enumerate(blocks[:4])]
+    # A capable writer cites every paper it was given (the gate compares breadth with the floor's).
+    templates += ["{t} also bears on {s} [{k}].", "{t} offers another view of the same question [{k}].",
+                  "A related study, {t}, extends this line of work [{k}].", "{t} complements the works above [{k}]."]
+    sentences = [templates[i % len(templates)].format(t=title, s=subsection.lower(), k=key)
+                 for i, (key, title) in enumerate(blocks)]
     first = f"This part discusses {subsection.lower()}. " + " ".join(sentences[:2])
     second = " ".join(sentences[2:]) + f" {SHARED_SENTENCE} Some claims cite a paper that was not given [99]."
     return first + "\n\n" + second.strip()
@@ -91,7 +96,7 @@ def frame_reply(prompt: str) -> str:
 
 
 def smooth_reply(prompt: str) -> str:
-    return re.search(r"<draft>\n(.*)\n</draft>", prompt, re.S).group(1)
+    return re.search(r"<<DATA-\w+>>\n(.*)\n<<END-\w+>>", prompt, re.S).group(1)
 
 
 def survey_responder(prompt: str) -> str:

@@ -108,14 +108,15 @@ def test_bm25_matches_rank_bm25(tmp_path):
 
     texts = ["retrieval augmented generation", "dense retrieval of passages passages", "image diffusion",
              "generation of images with diffusion models", "graph neural networks"]
-    index = BM25Index(tmp_path / "bm25")
-    index.add([f"d{i}" for i in range(5)], texts, [2025] * 5, [["cs.CL"]] * 5, [""] * 5)
-    expected = BM25Okapi([tokenize(t) for t in texts]).get_scores(tokenize("diffusion generation passages"))
+    tokens = [tokenize(t) for t in texts]
+    index = BM25Index.build(tmp_path / "bm25", [f"d{i}" for i in range(5)], tokens, [2025] * 5,
+                            [["cs.CL"]] * 5, [""] * 5)
+    expected = BM25Okapi(tokens).get_scores(tokenize("diffusion generation passages"))
     np.testing.assert_allclose(index.scores("diffusion generation passages"), expected, rtol=1e-5)
+    index.write(tmp_path / "bm25", tokens)
     loaded = BM25Index.load(tmp_path / "bm25")
     np.testing.assert_allclose(loaded.scores("diffusion generation passages"), expected, rtol=1e-5)
-    loaded.add(["d5"], ["diffusion transformers"], [None], [[]], [""])  # extends and re-weights
-    assert len(BM25Index.load(tmp_path / "bm25")) == 6
+    assert loaded.load_tokens() == tokens
 
 
 # --- integration on the real corpus ------------------------------------------------------------
@@ -177,10 +178,10 @@ def test_unreachable_chroma_server_is_user_error(tmp_home):
         Corpus(load_settings(**{"store.chroma_url": "localhost"}))
 
 
-def test_dense_filter_falls_back_to_chroma_where(small_corpus, monkeypatch):
-    import surveygraph.retrieval.corpus as corpus_module
-
-    expected = [h.paper.paper_id for h in small_corpus.search("retrieval", 3, mode="dense", categories=["cs.CL"], tre=False)]
-    monkeypatch.setattr(corpus_module, "_POST_FILTER_MAX", 1)  # too few neighbours survive locally
-    fallback = [h.paper.paper_id for h in small_corpus.search("retrieval", 3, mode="dense", categories=["cs.CL"], tre=False)]
-    assert fallback == expected and len(expected) == 2
+def test_dense_filters_are_exact(small_corpus):
+    """A filtered dense search equals the unfiltered exact ranking with the filter applied."""
+    everything = small_corpus.search("retrieval", 5, mode="dense", tre=False)
+    filtered = small_corpus.search("retrieval", 5, mode="dense", categories=["cs.CL"], tre=False)
+    assert [h.paper.paper_id for h in filtered] == [
+        h.paper.paper_id for h in everything if "cs.CL" in h.paper.categories]
+    assert len(filtered) == 2

@@ -22,6 +22,7 @@ PER_TOPIC_METRICS = [
     "sgsim.sigma", "sgsim.sigma.outline", "sgsim.sigma.content", "sgsim.sigma.reference",
     "sam_r", "sam_r.recall", "structure.words", "structure.references", "structure.ratio.words",
     "structure.ratio.references", "integrity.references", "integrity.uncited_references",
+    "quality.overall", "quality.outline", "quality.content", "quality.reference",
 ]
 
 
@@ -55,6 +56,12 @@ def test_leaderboard_end_to_end(shared_data, tmp_home, tmp_path, fast_embeddings
                    ("tau_maxsim.union", "tau_maxsim.union.outline", "tau_maxsim.union.content"))
     summary = {row["system"]: row for row in data["summary"]}
     assert [row["rank"] for row in data["summary"]] == [1, 2, 3, 4]
+    # ranked by the offline quality score by default, with intervals over topics
+    assert data["rank_by"] == "quality.overall"
+    overall = [summary[s]["quality.overall"] for s in data["systems"]]
+    assert overall == sorted(overall, reverse=True)
+    assert all(lo <= summary[s]["quality.overall"] <= hi
+               for s in SYSTEMS for lo, hi in [data["intervals"][s]["quality.overall"]])
     assert all(isinstance(summary[s][m], float) for s in SYSTEMS for m in RANK_METRICS)
 
     rows = list(csv.DictReader((out / "leaderboard.csv").open()))

@@ -30,8 +30,12 @@ def test_missing_gguf_file_is_a_user_error(tmp_home):
         make_chat_model("gguf:/definitely/not/here.gguf", load_settings())
 
 
-@pytest.mark.skipif(importlib.util.find_spec("langchain_openai") is not None, reason="langchain-openai installed")
 def test_missing_provider_package_names_the_extra(tmp_home, monkeypatch):
+    from surveygraph.llm import factory
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(factory.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "langchain_openai" else real_find_spec(name, *a))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with pytest.raises(UserError, match=r"pip install 'surveygraph\[openai\]'"):
         make_chat_model("openai:gpt-4o-mini", load_settings())
@@ -119,3 +123,23 @@ def test_local_model_is_assembled_lazily(tmp_home):
     roles = build_role_clients(settings, chat_models={"judge": ScriptedChatModel(responder=lambda p: "j")})
     assert roles.planner.model is roles.writer.model
     assert not (settings.models_dir / "gemma-3-270m-q4_k_m.gguf").exists()  # nothing written until a call
+
+
+def test_openai_compatible_base_url_gets_max_tokens_in_body_and_no_sdk_retries(tmp_home, monkeypatch):
+    pytest.importorskip("langchain_openai")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = load_settings(**{"llm.base_url": "http://127.0.0.1:9/v1", "llm.max_output_tokens": 321})
+    model = make_chat_model("openai:served-model", settings)
+    # langchain-openai would send max_tokens as max_completion_tokens, which llama.cpp's server ignores.
+    assert model.max_tokens is None and model.extra_body == {"max_tokens": 321}
+    assert model.max_retries == 0  # LLMClient is the only retry layer
+    payload = model._get_request_payload([HumanMessage(content="hi")])
+    assert "max_completion_tokens" not in payload and payload["extra_body"]["max_tokens"] == 321
+
+
+def test_openai_api_keeps_max_completion_tokens(tmp_home, monkeypatch):
+    pytest.importorskip("langchain_openai")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    model = make_chat_model("openai:gpt-4o-mini", load_settings(**{"llm.max_output_tokens": 300}))
+    payload = model._get_request_payload([HumanMessage(content="hi")])
+    assert payload["max_completion_tokens"] == 300 and model.max_retries == 0

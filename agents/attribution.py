@@ -1,0 +1,199 @@
+"""Attributing an abstract's sentence to its paper, in the third person, inside the sentence.
+
+Used by the extractive synthesis (agents/synthesis.py) and the comparison tables
+(agents/illustrate.py). An abstract speaks for itself ("We propose ...", "This paper studies ...",
+"Our results show ..."); in a survey the same sentence has to say whose claim it is:
+
+- "We propose X."               -> "Smith et al. [3] propose X."
+- "This paper studies X."       -> "The paper by Smith et al. [3] studies X."
+- "Our results show X."         -> "Smith et al. [3] report that their results show X."
+- "Experiments show X."         -> "Smith et al. [3] report that experiments show X."
+
+Only the subject changes; the claim keeps the abstract's own words, so it stays faithful. Handles
+are the first author's surname ("Smith et al.", "Smith and Lee", "Smith") or, without authors, a
+short quoted title handle. Everything that comes from a paper passes through
+``sanitize.untrusted`` first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..sanitize import untrusted
+
+_PAPER_NOUNS = r"(?:paper|work|study|article|letter|survey|research|report|manuscript|thesis|note|position paper)"
+# Leading discourse connectives that tie a sentence to the one before it in its abstract; removed so
+# the sentence stands alone (its claim is unchanged).
+_LEAD_CONNECTIVE = re.compile(
+    r"^(?:however|moreover|furthermore|additionally|in addition|besides|also|thus|therefore|hence|"
+    r"consequently|accordingly|specifically|in particular|in detail|concretely|notably|importantly|"
+    r"finally|lastly|then|next|first|firstly|second|secondly|third|thirdly|meanwhile|nevertheless|"
+    r"nonetheless|instead|in contrast|by contrast|conversely|to this end|to that end|for this purpose|"
+    r"as a result|overall|in summary|in short|in conclusion|to summari[sz]e|together|here|herein|"
+    r"on the other hand|at the same time|in this context|beyond this|building on this|motivated by this|"
+    r"inspired by this|based on this|based on these (?:\w+ )?(?:findings|observations|insights)|"
+    r"to (?:address|tackle|overcome|solve|mitigate|bridge|fill|close|alleviate|resolve|remedy|handle|fix)"
+    r" (?:this|these|those|such|the above|both|that)\b[^,]{0,80})\s*,\s*", re.I)
+_SELF_PREFIX = re.compile(rf"^(?:in|within|through|throughout|with)\s+(?:this|the present|our)\s+(?:\w+\s+)?{_PAPER_NOUNS}\s*,?\s*", re.I)
+_SELF_SUBJECT = re.compile(rf"^(?:this|the present|our|the current)\s+((?:\w+\s+)?{_PAPER_NOUNS})\b\s*", re.I)
+_WE_START = re.compile(r"^we\s+", re.I)
+_OUR_START = re.compile(r"^our\s+", re.I)
+# A sentence opening on a pronoun or demonstrative refers back to text we do not quote.
+_DANGLING = re.compile(r"^(?:this|these|those|that|such|it|its|they|them|their|both|the former|the latter|"
+                       r"the (?:above|aforementioned|proposed|resulting|same)|said|he|she|his|her)\b", re.I)
+_PRONOUNS = {"we": "they", "our": "their", "us": "them", "ours": "theirs", "ourselves": "themselves"}
+_PRONOUN = re.compile(r"\b(we|our|us|ours|ourselves)\b", re.I)
+# Words between "We" and its verb that are not the verb ("We also propose", "We further show").
+_ADVERBS = {"also", "further", "first", "then", "here", "additionally", "finally", "now", "next", "thus",
+            "therefore", "hence", "instead", "subsequently", "similarly", "likewise", "moreover", "still",
+            "newly", "jointly", "not", "systematically", "empirically", "theoretically", "extensively",
+            "thoroughly", "carefully", "comprehensively", "formally", "rigorously", "experimentally"}
+_MODALS = {"can", "could", "will", "would", "may", "might", "must", "should", "shall", "did", "do"}
+_IRREGULAR = {"are": "is", "have": "has", "do": "does", "were": "was", "go": "goes"}
+_ES_ENDINGS = ("s", "sh", "ch", "x", "z", "o")
+
+
+def surname(name: str) -> str:
+    """'Jane Q. Smith' -> 'Smith'; 'Smith, Jane' -> 'Smith'; suffixes (Jr., III) skipped."""
+    name = untrusted(name, 80)
+    if "," in name:
+        return name.split(",")[0].strip()
+    parts = [p for p in name.split() if p.strip(".").lower() not in {"jr", "sr", "ii", "iii", "iv", "phd"}]
+    return parts[-1].strip(",") if parts else ""
+
+
+def title_handle(title: str) -> str:
+    """A short name for a paper without authors: the system name before a colon ("RAGChecker:
+    A Fine-grained ...") or the title's first words, quoted."""
+    clean = untrusted(title, 300).strip().rstrip(".")
+    head = clean.split(":", 1)[0].strip()
+    if ":" in clean and 0 < len(head.split()) <= 4:
+        return f"“{head}”"
+    words = clean.split()
+    return "“" + " ".join(words[:6]) + (" ...”" if len(words) > 6 else "”") if words else "an unnamed work"
+
+
+def paper_handle(paper: dict) -> tuple[str, bool]:
+    """The in-sentence name of a paper and whether it is grammatically plural.
+
+    Two or more authors: "Smith et al." / "Smith and Lee" (plural); one author: "Smith"
+    (singular); none: a quoted title handle (singular, used as "the work “...”").
+    """
+    names = [surname(a) for a in (paper.get("authors") or [])]
+    names = [n for n in names if re.search(r"[^\W\d_]", n)]
+    if len(names) >= 3:
+        return f"{names[0]} et al.", True
+    if len(names) == 2:
+        return f"{names[0]} and {names[1]}", True
+    if len(names) == 1:
+        return names[0], False
+    return f"the work {title_handle(paper.get('title') or '')}", False
+
+
+def third_person(verb: str) -> str:
+    """'propose' -> 'proposes', 'study' -> 'studies', 'address' -> 'addresses', 'are' -> 'is'."""
+    if " " in verb:  # "point out" -> "points out"
+        head, rest = verb.split(" ", 1)
+        return f"{third_person(head)} {rest}"
+    lower = verb.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    if lower in _MODALS or not lower.isalpha():
+        return verb
+    if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    if lower.endswith(_ES_ENDINGS):
+        return verb + "es"
+    return verb + "s"
+
+
+def _conjugate_after_subject(rest: str, plural: bool) -> str:
+    """Make the verb that follows a new subject agree with it (only a singular subject changes
+    anything: 'we' and every plural handle take the same verb form)."""
+    if plural:
+        return rest
+    words = rest.split(" ")
+    for i, word in enumerate(words):
+        bare = word.lower().strip(",")
+        if bare in _ADVERBS or (bare.endswith("ly") and len(bare) > 4):
+            continue
+        if word.isalpha() and word.islower():
+            words[i] = third_person(word)
+        break
+    return " ".join(words)
+
+
+def _lower_first(text: str) -> str:
+    """Lower-case the first word for use after "that", unless it is an acronym or a name with
+    internal capitals or digits ("RAG", "GPT-4", "LLaMA")."""
+    first = text.split(" ", 1)[0]
+    if first in ("A", "An") or (len(first) > 1 and first[0].isupper() and first[1:].replace("-", "").isalpha()
+                                 and first[1:].islower()):
+        return first[0].lower() + text[1:]
+    return text
+
+
+def _pronouns_to_third(text: str) -> str:
+    def swap(match: re.Match) -> str:
+        word = match.group(1)
+        new = _PRONOUNS[word.lower()]
+        return new.capitalize() if word[0].isupper() else new
+
+    return _PRONOUN.sub(swap, text)
+
+
+def standalone(sentence: str) -> str | None:
+    """The sentence without the connective tying it to its neighbour; None when it still opens on a
+    pronoun or demonstrative that points at text we do not quote (it would be misread)."""
+    text = sentence.strip()
+    for _ in range(2):
+        text = _LEAD_CONNECTIVE.sub("", text, count=1)
+    text = text[:1].upper() + text[1:] if text else text
+    if _SELF_PREFIX.match(text):
+        return text
+    if _SELF_SUBJECT.match(text):
+        return text
+    return None if _DANGLING.match(text) else text
+
+
+def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb: str | None) -> str:
+    """``sentence`` (already standalone) with its source named inside it, in the third person.
+
+    ``marker`` is the citation marker ("[3]"); ``report_verb`` the verb that introduces a sentence
+    with no subject of its own to replace ("report" -> "Smith et al. [3] report that ..."), or None
+    for "In Smith et al. [3], ...".
+    """
+    text = _SELF_PREFIX.sub("", sentence.strip(), count=1)
+    text = text[:1].upper() + text[1:]
+    cited = f"{handle} {marker}"
+    capital = cited[:1].upper() + cited[1:]
+    if _WE_START.match(text):
+        rest = _conjugate_after_subject(_WE_START.sub("", text, count=1), plural)
+        return f"{capital} {_pronouns_to_third(rest)}"
+    subject = _SELF_SUBJECT.match(text)
+    if subject:
+        rest = text[subject.end():]
+        noun = subject.group(1).lower()
+        return f"The {noun} by {cited} {_pronouns_to_third(rest)}"
+    if _OUR_START.match(text):
+        text = "Their " + _OUR_START.sub("", text, count=1)
+    if report_verb is None:  # "In Smith et al. [3], the retriever is trained ..."
+        return f"In {cited}, {_lower_first(_pronouns_to_third(text))}"
+    verb = report_verb if plural else third_person(report_verb)
+    return f"{capital} {verb} that {_lower_first(_pronouns_to_third(text))}"
+
+
+def cell_text(sentence: str, limit: int) -> str:
+    """A sentence shortened for a table cell, in the third person without a subject where the
+    abstract spoke as "we" ("We propose X" -> "Proposes X")."""
+    text = _SELF_PREFIX.sub("", sentence.strip(), count=1)
+    text = text[:1].upper() + text[1:]
+    if _WE_START.match(text):
+        rest = _conjugate_after_subject(_WE_START.sub("", text, count=1), plural=False)
+        text = rest[:1].upper() + rest[1:]
+    else:
+        subject = _SELF_SUBJECT.match(text)
+        if subject:
+            rest = text[subject.end():]
+            text = rest[:1].upper() + rest[1:]
+    return untrusted(_pronouns_to_third(text), limit)

@@ -1,0 +1,160 @@
+"""Illustrate: a comparison table per first-level section and a figure for the survey (no LLM).
+
+Runs after polish (citation numbers are final) and before the frame (the introduction places the
+figure). For each body section, the works its subsections cite become a GFM pipe table (work,
+year, what it addresses, approach, key finding), written into the section-level text
+(``survey["body"][i]["text"]``) and kept as data in ``survey["tables"]`` for exporters that
+typeset tables themselves. Cells come from the papers' titles and abstracts through
+``sanitize.untrusted`` (no markup, no bracketed numbers), pipes escaped, shortened.
+
+The figure counts the cited works of each section per publication period (stacked bars),
+rendered with matplotlib's Agg canvas (no display, no global pyplot state, so parallel runs are
+safe) to ``<run_dir>/figures/<name>.png`` and recorded in ``survey["figures"]`` for the framer.
+Off with ``generation.illustrate = False`` (the "no-illustrate" ablation).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from ..sanitize import untrusted
+from .attribution import cell_text, paper_handle
+from .deps import GenerationDeps
+from .synthesis import candidate_sentences
+from .text import CITATION_MARKER, marker_numbers
+
+FIGURE_NAME = "papers-per-section"
+TITLE_CHARS, CELL_CHARS = 90, 150  # table cells stay short; the abstract is one click away
+TABLE_HEADER = ("Work", "Year", "Addresses", "Approach", "Key finding")
+
+
+def cell(text: str | None) -> str:
+    """One table cell: plain, single-line, pipes escaped, '–' when empty."""
+    value = " ".join(str(text or "").split()).replace("|", "\\|")
+    return value or "–"
+
+
+def paper_row(number: int, paper: dict) -> list[str]:
+    """Work, year, what it addresses (title), approach (first method sentence) and key finding
+    (last finding sentence) of one paper, from its abstract."""
+    handle, _plural = paper_handle(paper)
+    roles = candidate_sentences([paper])
+    method = next((c.text for c in roles if c.role == "method"), "")
+    finding = next((c.text for c in reversed(roles) if c.role == "finding"), "")
+    return [f"{handle[:1].upper()}{handle[1:]} [{number}]", str(paper.get("year") or "n.d."),
+            re.sub(r"(?<!\.)\.$", "", untrusted(paper.get("title"), TITLE_CHARS)),
+            cell_text(method, CELL_CHARS) if method else "", cell_text(finding, CELL_CHARS) if finding else ""]
+
+
+def pipe_table(header: tuple[str, ...] | list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def cited_numbers(section: dict) -> list[int]:
+    """Citation numbers used in a section's subsections, ascending."""
+    numbers = {n for sub in section.get("subsections", []) for m in CITATION_MARKER.finditer(sub.get("text", ""))
+               for n in marker_numbers(m.group(1))}
+    return sorted(numbers)
+
+
+def section_table(index: int, section: dict, references: list[str], papers: dict) -> dict | None:
+    rows = [paper_row(n, papers[references[n - 1]]) for n in cited_numbers(section)
+            if 1 <= n <= len(references) and references[n - 1] in papers]
+    if not rows:
+        return None
+    title = untrusted(section.get("title"), 120)
+    caption = (f"Table {index}: Works cited in “{title}”: year, what each addresses, its approach and a "
+               "key finding, from the abstracts.")
+    return {"section_id": section["id"], "caption": caption, "header": list(TABLE_HEADER), "rows": rows}
+
+
+def table_text(table: dict) -> str:
+    """Section-level text: a lead sentence, the caption, the pipe table."""
+    count = len(table["rows"])
+    number = re.match(r"Table (\d+)", table["caption"]).group(1)
+    lead = f"Table {number} compares the {count} work{'s' if count != 1 else ''} cited in this section."
+    return f"{lead}\n\n{table['caption']}\n\n{pipe_table(table['header'], table['rows'])}"
+
+
+def _period(paper: dict, by_quarter: bool) -> str | None:
+    year = paper.get("year")
+    if not year:
+        return None
+    month = re.match(r"\d{4}-(\d{2})", str(paper.get("published") or ""))
+    if by_quarter and month:
+        return f"{year} Q{(int(month.group(1)) - 1) // 3 + 1}"
+    return str(year)
+
+
+def period_counts(body: list[dict], references: list[str], papers: dict) -> tuple[list[str], dict[str, Counter]]:
+    """Cited works per section per period: quarters when the works span three years or fewer and
+    have dates, else years."""
+    cited = {s["id"]: [papers[references[n - 1]] for n in cited_numbers(s)
+                       if 1 <= n <= len(references) and references[n - 1] in papers] for s in body}
+    years = {p.get("year") for ps in cited.values() for p in ps if p.get("year")}
+    dated = all(p.get("published") for ps in cited.values() for p in ps if p.get("year"))
+    by_quarter = len(years) <= 3 and dated
+    counts = {sid: Counter(k for k in (_period(p, by_quarter) for p in ps) if k) for sid, ps in cited.items()}
+    periods = sorted({k for c in counts.values() for k in c})
+    return periods, counts
+
+
+def render_figure(path: Path, body: list[dict], periods: list[str], counts: dict[str, Counter]) -> None:
+    """Stacked bars: cited works per period, one colour per section."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7.5, 3.8), dpi=150)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot(1, 1, 1)
+    bottom = [0] * len(periods)
+    colours = [f"C{i % 10}" for i in range(len(body))]  # matplotlib's default cycle, fixed order
+    for colour, section in zip(colours, body):
+        heights = [counts[section["id"]].get(p, 0) for p in periods]
+        label = untrusted(section.get("title"), 42)
+        axes.bar(periods, heights, bottom=bottom, color=colour, label=label, edgecolor="white", linewidth=0.5)
+        bottom = [b + h for b, h in zip(bottom, heights)]
+    axes.set_ylabel("cited works")
+    axes.set_xlabel("publication " + ("quarter" if periods and "Q" in periods[0] else "year"))
+    axes.spines[["top", "right"]].set_visible(False)
+    axes.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, format="png", metadata={"Software": None})  # no version stamp: same bytes each run
+
+
+def illustrate(state: dict, deps: GenerationDeps) -> dict:
+    """Tables into the section-level texts and the survey's figure (see the module docstring)."""
+    if not deps.settings.generation.illustrate:
+        return {}
+    survey = dict(state["survey"])
+    references, papers = survey.get("references", []), state.get("papers") or {}
+    body, tables = [], []
+    for section in survey["body"]:
+        table = section_table(len(tables) + 1, section, references, papers)
+        if table:
+            tables.append(table)
+        body.append({**section, "text": table_text(table) if table else section.get("text", "")})
+    update: dict = {}
+    figures = []
+    periods, counts = period_counts(body, references, papers)
+    if periods and any(counts.values()):
+        run_dir = state.get("run_dir")
+        if not run_dir:  # Studio runs get their folder here (export reuses it)
+            from .exporter import new_run_dir
+
+            run_dir = str(new_run_dir(deps.settings.runs_dir, state["topic"]))
+            update["run_dir"] = run_dir
+        relative = f"figures/{FIGURE_NAME}.png"
+        render_figure(Path(run_dir) / relative, body, periods, counts)
+        unit = "quarter" if "Q" in periods[0] else "year"
+        figures.append({"path": relative, "section_id": "introduction",
+                        "caption": f"Works cited in each section per publication {unit} (stacked; a work "
+                                   "cited in two sections counts in both)."})
+    survey.update(body=body, tables=tables, figures=figures)
+    update["survey"] = survey
+    return update

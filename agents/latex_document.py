@@ -1,0 +1,240 @@
+"""A survey as a LaTeX document (tables, figures, numbered bibliography) and compiling it to PDF.
+
+The bibliography is a ``thebibliography`` with explicit labels (``\\bibitem[3]{ref3}``), so the
+PDF prints exactly the numbers the Markdown prints ([3] is [3] in both) and no BibTeX run is
+needed; ``references.bib`` is written as well, for readers who cite the papers elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+from ..errors import UserError
+from ..models import Reference, Survey
+from .latex import GREEK, tex_escape, tex_inline
+from .text import CITATION_MARKER, marker_numbers
+
+PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage{iftex}
+\ifPDFTeX
+  \usepackage[T1]{fontenc}
+  \usepackage[utf8]{inputenc}
+  \usepackage{lmodern}
+\else
+  \usepackage{fontspec}
+\fi
+\usepackage{amsmath,amssymb}
+\usepackage{graphicx}
+\usepackage{longtable,array}
+\usepackage[margin=1in]{geometry}
+\usepackage[hidelinks]{hyperref}
+\setlength{\emergencystretch}{3em}
+"""
+
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_IMAGE = re.compile(r"^\s*!\[(?P<caption>[^\]]*)\]\((?P<path>[^)\s]+)(?:\s+\"[^\"]*\")?\)\s*$")
+_SAFE_PATH = re.compile(r"^[A-Za-z0-9_./-]+$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+
+
+def cite_key(key: str) -> str:
+    return "ref" + re.sub(r"[^A-Za-z0-9]", "", key)
+
+
+def inline(text: str) -> str:
+    """One run of Markdown text: math kept, specials escaped, [1, 3] -> \\cite, **b** / *i*."""
+    escaped = tex_inline(text)
+    # The markers hold only digits and separators, so escaping left them intact.
+    escaped = CITATION_MARKER.sub(
+        lambda m: "\\cite{" + ",".join(cite_key(str(n)) for n in marker_numbers(m.group(1))) + "}", escaped)
+    escaped = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"\\textbf{\1}", escaped)
+    return re.sub(r"(?<![*\w])\*(\S(?:[^*]*?\S)?)\*(?![*\w])", r"\\emph{\1}", escaped)
+
+
+def _cells(line: str) -> list[str]:
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|") and not line.endswith("\\|"):
+        line = line[:-1]
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line)]
+
+
+def table_to_latex(lines: list[str]) -> str:
+    """A GFM pipe table as a longtable whose column widths follow the text and fit the page."""
+    header = _cells(lines[0])
+    rows = [_cells(line) for line in lines[2:]]
+    n = len(header)
+    rows = [(row + [""] * n)[:n] for row in rows]
+    lengths = [max([len(header[i])] + [len(row[i]) for row in rows]) for i in range(n)]
+    # Share of \linewidth per column: proportional to the longest cell, at least a fair minimum.
+    floor = 0.5 / n
+    shares = [max(floor, length / max(1, sum(lengths))) for length in lengths]
+    shares = [share / sum(shares) for share in shares]
+    spec = "".join(f">{{\\raggedright\\arraybackslash}}p{{\\dimexpr {share:.3f}\\linewidth-2\\tabcolsep\\relax}}"
+                   for share in shares)
+    out = ["\\begingroup\\small", f"\\begin{{longtable}}{{{spec}}}", "\\hline",
+           " & ".join(f"\\textbf{{{inline(cell)}}}" for cell in header) + " \\\\", "\\hline", "\\endhead"]
+    out += [" & ".join(inline(cell) for cell in row) + " \\\\" for row in rows]
+    out += ["\\hline", "\\end{longtable}", "\\endgroup"]
+    return "\n".join(out)
+
+
+def figure_to_latex(caption: str, path: str) -> str:
+    """A figure; a missing or oddly named file prints a framed note instead of failing the build."""
+    text = inline(caption)
+    if not _SAFE_PATH.match(path) or ".." in path.split("/"):
+        graphic = f"\\fbox{{figure not embedded: {tex_escape(path)}}}"
+    else:
+        graphic = (f"\\IfFileExists{{{path}}}{{\\includegraphics[width=0.9\\linewidth,height=0.4\\textheight,"
+                   f"keepaspectratio]{{{path}}}}}{{\\fbox{{missing figure: {tex_escape(path)}}}}}")
+    return "\n".join(["\\begin{figure}[htbp]", "\\centering", graphic, f"\\caption{{{text}}}" if text else "",
+                      "\\end{figure}"])
+
+
+def body_to_latex(text: str) -> str:
+    """Section text (paragraphs, pipe tables, image lines, sub-headings) as LaTeX blocks."""
+    lines = text.splitlines()
+    blocks: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            blocks.append(inline(" ".join(part.strip() for part in paragraph)))
+            paragraph.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith("|") and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+            flush()
+            j = i + 2
+            while j < len(lines) and lines[j].lstrip().startswith("|"):
+                j += 1
+            blocks.append(table_to_latex(lines[i:j]))
+            i = j
+            continue
+        image, heading = _IMAGE.match(line), _HEADING.match(line)
+        if image:
+            flush()
+            blocks.append(figure_to_latex(image.group("caption"), image.group("path")))
+        elif heading:
+            flush()
+            blocks.append(f"\\paragraph{{{inline(heading.group(2).strip())}}}")
+        elif not line.strip():
+            flush()
+        else:
+            paragraph.append(line)
+        i += 1
+    flush()
+    return "\n\n".join(blocks)
+
+
+def _url(url: str) -> str | None:
+    if re.search(r"[\s{}\\^~<>\"]", url):
+        return None
+    return url.replace("%", "\\%").replace("#", "\\#")
+
+
+def bibitem(ref: Reference) -> str:
+    text = ref.text or ref.title or ""
+    links = []
+    if ref.arxiv_id:
+        text = text.replace(f"arXiv:{ref.arxiv_id}", "").rstrip(" .")
+        url = _url(f"https://arxiv.org/abs/{ref.arxiv_id}")
+        label = tex_escape(f"arXiv:{ref.arxiv_id}")
+        links.append(f"\\href{{{url}}}{{{label}}}" if url else label)
+    elif ref.doi:
+        text = text.replace(f"doi:{ref.doi}", "").rstrip(" .")
+        url = _url(f"https://doi.org/{ref.doi}")
+        label = tex_escape(f"doi:{ref.doi}")
+        links.append(f"\\href{{{url}}}{{{label}}}" if url else label)
+    entry = ". ".join([tex_inline(text)] + links) if text else ". ".join(links)
+    return f"\\bibitem[{tex_escape(ref.key)}]{{{cite_key(ref.key)}}} {entry}."
+
+
+def to_latex(survey: Survey) -> str:
+    out = [PREAMBLE.rstrip(), f"\\title{{{tex_inline(survey.title)}}}", "\\date{}", "\\begin{document}", "\\maketitle"]
+    for section in survey.sections:
+        if section.section_id == "abstract":
+            out += ["\\begin{abstract}", body_to_latex(section.text), "\\end{abstract}"]
+            continue
+        command = {1: "section", 2: "subsection"}.get(section.level, "subsubsection")
+        # \texorpdfstring keeps math and accents out of the PDF bookmarks (hyperref warns, never fails).
+        heading = tex_inline(section.heading)
+        out.append(f"\\{command}{{\\texorpdfstring{{{heading}}}{{{tex_escape(_plain(section.heading))}}}}}")
+        if section.text:
+            out.append(body_to_latex(section.text))
+    if survey.references:
+        widest = max(survey.references, key=lambda r: len(r.key)).key
+        out += [f"\\begin{{thebibliography}}{{{tex_escape(widest)}}}"]
+        out += [bibitem(ref) for ref in survey.references]
+        out += ["\\end{thebibliography}"]
+    out.append("\\end{document}")
+    return "\n".join(out) + "\n"
+
+
+def _plain(text: str) -> str:
+    """Bookmark text: ASCII letters, digits and light punctuation; Greek letters by name."""
+    out = []
+    for ch in text:
+        if ch in GREEK:
+            out.append(GREEK[ch])
+        elif ch.isascii():
+            out.append(ch if re.match(r"[A-Za-z0-9 .,:;()'/-]", ch) else " ")
+        else:
+            out.append(unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii"))
+    return re.sub(r"\s+", " ", "".join(out)).strip() or "Section"
+
+
+# ---------------------------------------------------------------------------- compiling
+ENGINES = ("lualatex", "xelatex", "pdflatex")
+
+
+def tex_engine() -> str | None:
+    """The first installed engine (Unicode-native first), None when there is no TeX."""
+    return next((engine for engine in ENGINES if shutil.which(engine)), None)
+
+
+def compile_pdf(tex_path: Path, timeout: float = 300, engine: str | None = None) -> Path:
+    """Compile ``tex_path`` next to itself (latexmk when present); returns the PDF path.
+
+    ``engine`` picks lualatex / xelatex / pdflatex (default: the first installed)."""
+    tex_path = Path(tex_path)
+    engine = engine or tex_engine()
+    if engine is not None and not shutil.which(engine):
+        raise UserError(f"TeX engine '{engine}' is not installed")
+    if engine is None:
+        raise UserError("no TeX engine found (lualatex, xelatex or pdflatex): install TeX Live, e.g. "
+                        "apt-get install latexmk texlive-luatex texlive-latex-recommended lmodern; "
+                        f"{tex_path.name} is written and compiles by hand")
+    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    if shutil.which("latexmk"):
+        commands = [["latexmk", f"-{engine}" if engine != "pdflatex" else "-pdf", *flags, tex_path.name]]
+    else:
+        commands = [[engine, *flags, tex_path.name]] * 2  # second pass resolves \cite numbers
+    for command in commands:
+        try:
+            done = subprocess.run(command, cwd=tex_path.parent, capture_output=True, text=True, timeout=timeout,
+                                  errors="replace")
+        except subprocess.TimeoutExpired as exc:
+            raise UserError(f"{command[0]} did not finish within {timeout:.0f}s on {tex_path}") from exc
+        if done.returncode != 0:
+            raise UserError(f"{command[0]} failed on {tex_path}: {_first_error(tex_path, done.stdout)}")
+    pdf = tex_path.with_suffix(".pdf")
+    if not pdf.is_file():
+        raise UserError(f"{engine} wrote no PDF for {tex_path}")
+    return pdf
+
+
+def _first_error(tex_path: Path, stdout: str) -> str:
+    log = tex_path.with_suffix(".log")
+    text = log.read_text(errors="replace") if log.is_file() else stdout
+    errors = [line for line in text.splitlines() if line.startswith("!") or ":error" in line.lower()
+              or re.match(r"^\S+\.tex:\d+:", line)]
+    return (errors[0] if errors else text.strip().splitlines()[-1] if text.strip() else "no log")[:300] + \
+        f" (see {log.name})"

@@ -1,0 +1,282 @@
+"""The Python API: one call each to write a survey, score one, or rank systems.
+
+    import surveygraph as sg
+    run = sg.generate("Vision Transformers", sections=2, subsections=1)
+    report = sg.evaluate(run, human="human.md")
+    board = sg.leaderboard("systems/", "human/", out="board/")
+
+Options are Settings fields by name (``sections=2``, ``llm="local"``, ``tau=0.9``, ``home=...``);
+a name found in two sub-models (``tre``) or any field can be given dotted with ``__``
+(``generation__tre=False``). Everything heavy is imported inside the calls.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from .errors import UserError
+
+if TYPE_CHECKING:
+    from .evaluation.leaderboard import Leaderboard
+    from .models import EvaluationReport, Survey
+    from .settings import Settings
+
+Progress = Callable[[str], None]
+
+# Short names the CLI also uses, for fields whose own name is ambiguous or unlike the flag.
+ALIASES = {
+    "llm": "llm.default", "planner_llm": "llm.planner", "writer_llm": "llm.writer",
+    "judge_llm": "llm.judge", "max_tokens": "llm.max_tokens", "tre": "generation.tre",
+    "judges": "evaluation.judges", "embedding_model": "embedding.model",
+}
+
+
+def _fields() -> dict[str, list[str]]:
+    """Field name -> dotted paths where it occurs (top level and one level of sub-models)."""
+    from pydantic import BaseModel
+
+    from .settings import Settings
+
+    found: dict[str, list[str]] = {}
+    for name, info in Settings.model_fields.items():
+        sub = info.annotation
+        if isinstance(sub, type) and issubclass(sub, BaseModel):
+            for inner in sub.model_fields:
+                found.setdefault(inner, []).append(f"{name}.{inner}")
+        else:
+            found.setdefault(name, []).append(name)
+    return found
+
+
+def option_keys(options: dict[str, Any]) -> dict[str, Any]:
+    """``{"sections": 2, "llm": "local"}`` -> ``{"generation.sections": 2, "llm.default": "local"}``;
+    an unknown or ambiguous name is a UserError naming the close matches."""
+    fields = _fields()
+    dotted: dict[str, Any] = {}
+    for name, value in options.items():
+        if "__" in name:
+            key = name.replace("__", ".")
+            head, _, tail = key.partition(".")
+            if f"{head}.{tail}" not in fields.get(tail, []):
+                raise UserError(f"unknown setting {key!r}")
+        elif ALIASES.get(name):
+            key = ALIASES[name]
+        elif len(fields.get(name, [])) == 1:
+            key = fields[name][0]
+        elif name in fields:
+            raise UserError(f"option {name!r} is ambiguous: write one of "
+                            + ", ".join(p.replace(".", "__") for p in fields[name]))
+        else:
+            close = difflib.get_close_matches(name, [*fields, *ALIASES], n=3)
+            raise UserError(f"unknown option {name!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+        dotted[key] = value
+    return dotted
+
+
+def make_settings(config: str | Path | None = None, **options: Any) -> "Settings":
+    """Settings from defaults < TOML < env < ``options`` (None values leave a field alone)."""
+    from pydantic import ValidationError
+
+    from .settings import load_settings
+
+    dotted = option_keys(options)
+    if dotted.get("evaluation.tau") is not None and "tau_mode" in _fields():
+        dotted.setdefault("evaluation.tau_mode", "paper")  # an explicit τ is fixed, as `evaluate --tau`
+    try:
+        return load_settings(Path(config) if config else None, **dotted)
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UserError(f"invalid setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from exc
+
+
+@dataclass
+class Run:
+    """A finished (or budget-stopped) generation run and the files it left in ``run_dir``."""
+
+    run_id: str
+    run_dir: Path
+    state: dict = field(default_factory=dict, repr=False)
+
+    def _file(self, name: str) -> Path | None:
+        path = self.run_dir / name
+        return path if path.is_file() else None
+
+    @property
+    def finished(self) -> bool:
+        return "export" in self.state or self._file("survey.json") is not None
+
+    @property
+    def markdown(self) -> Path | None:
+        return self._file("survey.md")
+
+    @property
+    def json(self) -> Path | None:
+        return self._file("survey.json")
+
+    @property
+    def tex(self) -> Path | None:
+        return self._file("survey.tex")
+
+    @property
+    def bib(self) -> Path | None:
+        return self._file("references.bib")
+
+    @property
+    def survey(self) -> "Survey":
+        from .evaluation.parsers import parse_survey
+
+        if self.json is None:
+            raise UserError(f"run {self.run_id} has no survey.json (not finished; resume it)")
+        return parse_survey(self.json)
+
+    @property
+    def manifest(self) -> dict:
+        path = self._file("manifest.json")
+        return json.loads(path.read_text(encoding="utf-8")) if path else {}
+
+    @property
+    def evaluation(self) -> "EvaluationReport | None":
+        from .models import EvaluationReport
+
+        path = self._file("evaluation.json")
+        if path is None:
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return EvaluationReport.model_validate({k: v for k, v in data.items() if k in EvaluationReport.model_fields})
+
+
+def _node_progress(on_progress: Progress | None):
+    if on_progress is None:
+        return None
+    from .cli.generate import describe_update
+
+    def on_update(node: str, update: dict) -> None:
+        line = describe_update(node, update)
+        if line:
+            on_progress(line)
+    return on_update
+
+
+def _judge_progress(on_progress: Progress | None):
+    if on_progress is None:
+        return None
+    count = 0
+
+    def tick(node: str) -> None:
+        nonlocal count
+        count += 1
+        on_progress(f"judge call {count} ({node})")
+    return tick
+
+
+def _existing(path: str | Path | None, what: str) -> Path | None:
+    if path is None:
+        return None
+    if not Path(path).exists():
+        raise UserError(f"{what} not found: {path}")
+    return Path(path)
+
+
+def generate(topic: str, *, on_progress: Progress | None = None, bench_refs: str | Path | None = None,
+             human: str | Path | None = None, out: str | Path | None = None, config: str | Path | None = None,
+             chat_models: dict | None = None, **options: Any) -> Run:
+    """Write a survey on ``topic`` into ``<home>/runs/<slug>-<timestamp>/`` (or ``out``).
+
+    ``on_progress(line)`` gets the CLI's progress lines; ``chat_models`` maps a role or model spec
+    to a ready LangChain chat model (instead of building one from ``llm``)."""
+    from .graphs.runner import build_deps, start_run
+    from .retrieval.corpus import Corpus
+
+    settings = make_settings(config, **options)
+    bench, human_path = _existing(bench_refs, "bench refs file"), _existing(human, "human survey")
+    corpus = Corpus(settings)
+    if corpus.count() == 0:
+        raise UserError(f"the paper store under {settings.home} is empty: run `surveygraph corpus ingest FILE` first")
+    deps = build_deps(settings, corpus=corpus, chat_models=chat_models, bench_refs=bench, human=human_path)
+    deps.on_judgment = _judge_progress(on_progress)
+    result = start_run(topic, deps, runs_dir=Path(out) if out else None, on_update=_node_progress(on_progress))
+    return Run(run_id=result.run_id, run_dir=result.run_dir, state=result.state)
+
+
+def resume(run: str | Path | Run, *, on_progress: Progress | None = None, config: str | Path | None = None,
+           chat_models: dict | None = None, **options: Any) -> Run:
+    """Continue an interrupted run (its id, folder or ``Run``) with the settings it started with."""
+    from .graphs.runner import build_deps, find_run, resume_run, run_record, run_settings
+
+    base = make_settings(config, **options)
+    ref = str(run.run_dir if isinstance(run, Run) else run)
+    run_dir = find_run(ref, base.runs_dir)
+    record = run_record(run_dir)
+    deps = build_deps(run_settings(run_dir), chat_models=chat_models, bench_refs=record.get("bench_refs"),
+                      human=record.get("human"))
+    deps.on_judgment = _judge_progress(on_progress)
+    result = resume_run(run_dir, deps, on_update=_node_progress(on_progress))
+    return Run(run_id=result.run_id, run_dir=result.run_dir, state=result.state)
+
+
+def load_survey(source: "str | Path | Survey | Run", topic: str | None = None) -> "Survey":
+    """A Survey from a Survey, a Run, a path (any form ``evaluate`` reads) or Markdown text."""
+    from .evaluation.parsers import parse_markdown, parse_survey
+    from .models import Survey
+
+    if isinstance(source, Survey):
+        survey = source
+    elif isinstance(source, Run):
+        survey = source.survey
+    elif isinstance(source, str) and ("\n" in source or source.lstrip().startswith("#")):
+        survey = parse_markdown(source, name="survey")
+    elif isinstance(source, (str, Path)):
+        survey = parse_survey(Path(source))
+    else:
+        raise UserError(f"cannot evaluate a {type(source).__name__}: give a path, Markdown text, a Survey or a Run")
+    if topic:
+        survey.topic = topic
+    return survey
+
+
+def evaluate(survey: "str | Path | Survey | Run", human: "str | Path | Survey | None" = None, *,
+             bench_refs: str | Path | None = None, metrics: list[str] | None = None,
+             judges: list[str] | None = None, topic: str | None = None, on_progress: Progress | None = None,
+             config: str | Path | None = None, **options: Any) -> "EvaluationReport":
+    """Score one survey (structure, integrity; + coverage with ``bench_refs``; + alignment and
+    SGSimEval similarity with ``human``; + the LLM ``judges``)."""
+    from .graphs.evaluation import FAMILIES, evaluate_survey
+
+    settings = make_settings(config, **options)
+    if metrics is not None:
+        known = [f for f in FAMILIES if f != "judges"]
+        unknown = [m for m in metrics if m not in known]
+        if unknown:
+            raise UserError(f"unknown metric families: {', '.join(unknown)} (choose from {', '.join(known)})")
+    target = load_survey(survey, topic)
+    target.topic = target.topic or target.title
+    human_survey = load_survey(human, target.topic) if human is not None else None
+    bench = _existing(bench_refs, "bench refs file")
+    return evaluate_survey(target, settings, human=human_survey, bench_refs=bench,
+                           judges=list(judges) if judges is not None else None, metrics=metrics,
+                           on_judgment=_judge_progress(on_progress))
+
+
+def leaderboard(root: str | Path, human_dir: str | Path, *, out: str | Path | None = None,
+                bench_refs_dir: str | Path | None = None, systems: list[str] | None = None,
+                topics: list[str] | None = None, metrics: list[str] | None = None,
+                judges: list[str] | None = None, on_progress: Progress | None = None,
+                config: str | Path | None = None, **options: Any) -> "Leaderboard":
+    """Rank systems (sub-folders of ``root``, one file per topic) against the human surveys;
+    with ``out`` also writes leaderboard.{md,csv,json} and report.html there."""
+    from .evaluation.leaderboard import discover, run_leaderboard, write_leaderboard
+
+    settings = make_settings(config, **options)
+    inputs = discover(Path(root), Path(human_dir), systems=systems, topics=topics,
+                      bench_refs_dir=_existing(bench_refs_dir, "bench refs folder"))
+    board = run_leaderboard(inputs, settings, judges=judges or [], metrics=metrics, on_step=on_progress,
+                            on_judgment=_judge_progress(on_progress))
+    if out is not None:
+        write_leaderboard(board, Path(out))
+    return board

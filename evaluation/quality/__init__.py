@@ -1,0 +1,16 @@
+"""Offline learned quality score of a survey (outline, content, reference, overall).
+
+``score_survey(survey)`` -> {"outline", "content", "reference", "overall"} on the SurveyLens 1-5
+scale, from interpretable features (``features.py``) and the shipped ``model_v1.json``
+(``python -m surveygraph.evaluation.quality.train`` reproduces it). ``content_quality(text)``
+scores one subsection's Markdown for the generation gate.
+"""
+
+from __future__ import annotations
+
+from .features import ALL_FEATURES, survey_features
+from .metrics import QUALITY_METRICS, content_quality, quality_metrics, quality_node
+from .model import load_model, score_survey, verdict
+
+__all__ = ["ALL_FEATURES", "QUALITY_METRICS", "content_quality", "load_model", "quality_metrics",
+           "quality_node", "score_survey", "survey_features", "verdict"]

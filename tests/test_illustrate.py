@@ -1,0 +1,92 @@
+"""Tables per section and the survey's figure (agents/illustrate.py)."""
+
+from __future__ import annotations
+
+import re
+
+from tests.synthesis_fixtures import CLEAN_PAPERS, FORBIDDEN, POISONED_PAPER
+from surveygraph.agents.deps import GenerationDeps
+from surveygraph.agents.illustrate import FIGURE_NAME, illustrate, pipe_table
+from surveygraph.settings import Settings
+
+PIPE_PAPER = {**CLEAN_PAPERS[1], "arxiv_id": "2502.20099", "title": "Pipes | in a Title: A Study of Tables"}
+PAPERS = [*CLEAN_PAPERS, POISONED_PAPER, PIPE_PAPER]
+IDS = [f"arxiv:{p['arxiv_id']}" for p in PAPERS]
+
+
+def state(run_dir) -> dict:
+    body = [
+        {"id": "1", "title": "Retrieval", "text": "", "subsections": [
+            {"id": "1.1", "title": "Dense", "text": "Smith et al. [1] fuse passages. Okafor [2] expands terms."},
+            {"id": "1.2", "title": "Graphs", "text": "Novak and Haddad [3] walk graphs [1, 3]."}]},
+        {"id": "2", "title": "Robustness", "text": "", "subsections": [
+            {"id": "2.1", "title": "Abstention", "text": "An abstention head [4] and attacks [5, 6]."},
+            {"id": "2.2", "title": "Empty", "text": ""}]},
+    ]
+    return {"topic": "RAG", "run_dir": str(run_dir), "outline": [],
+            "papers": dict(zip(IDS, PAPERS)), "survey": {"topic": "RAG", "body": body, "references": IDS}}
+
+
+def deps(tmp_path, **generation) -> GenerationDeps:
+    return GenerationDeps(settings=Settings(home=tmp_path / "home", generation=generation), corpus=None,
+                          outlines=None, clients=None)
+
+
+def test_each_section_gets_a_comparison_table_of_its_cited_works(tmp_path):
+    survey = illustrate(state(tmp_path), deps(tmp_path))["survey"]
+    first, second = (s["text"] for s in survey["body"])
+    assert first.startswith("Table 1 compares the 3 works cited in this section.")
+    rows = [line for line in first.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[0] == "| Work | Year | Addresses | Approach | Key finding |"
+    assert [re.search(r"\[(\d+)\]", r).group(1) for r in rows[1:]] == ["1", "2", "3"]
+    assert rows[1].startswith("| Smith et al. [1] | 2025 | DenseFuse: Late Fusion of Dense Passages")
+    assert "Proposes DenseFuse, a late fusion reader" in rows[1]  # approach, third person
+    assert "Experiments on Natural Questions and TriviaQA show" in rows[1]  # key finding
+    assert all(r.count(" | ") == 4 for r in rows)  # five cells, no stray pipe
+    assert "Pipes \\| in a Title" in second  # a pipe inside a cell is escaped
+    for bad in FORBIDDEN:
+        assert bad not in second, bad
+    assert [t["section_id"] for t in survey["tables"]] == ["1", "2"]
+    assert survey["tables"][1]["caption"].startswith("Table 2: Works cited in “Robustness”")
+
+
+def test_figure_is_a_png_in_the_run_folder_and_recorded(tmp_path):
+    update = illustrate(state(tmp_path), deps(tmp_path))
+    (figure,) = update["survey"]["figures"]
+    assert figure == {"path": f"figures/{FIGURE_NAME}.png", "section_id": "introduction",
+                      "caption": figure["caption"]}
+    assert "per publication quarter" in figure["caption"]  # 2025-26 papers with dates: quarters
+    png = tmp_path / figure["path"]
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+    from matplotlib.image import imread
+
+    height, width, _ = imread(png).shape
+    assert width > 600 and height > 300
+    again = tmp_path / "again"
+    again.mkdir()
+    illustrate(state(again), deps(tmp_path))
+    assert (again / figure["path"]).read_bytes() == data  # same survey, same bytes
+
+
+def test_switch_off_and_a_studio_run_without_folder(tmp_path):
+    assert illustrate(state(tmp_path), deps(tmp_path, illustrate=False)) == {}
+    no_dir = {**state(tmp_path), "run_dir": None}
+    update = illustrate(no_dir, deps(tmp_path))
+    assert update["run_dir"].startswith(str(tmp_path / "home"))
+    assert (tmp_path / update["run_dir"] / update["survey"]["figures"][0]["path"]).is_file()
+
+
+def test_build_survey_carries_the_section_text(tmp_path):
+    from surveygraph.agents.exporter import build_survey
+
+    data = state(tmp_path)
+    data["survey"] = illustrate(data, deps(tmp_path))["survey"]
+    data["outline"] = [{"id": s["id"], "title": s["title"], "subsections": []} for s in data["survey"]["body"]]
+    survey = build_survey(data)
+    section = next(s for s in survey.sections if s.section_id == "1")
+    assert "| Work | Year | Addresses | Approach | Key finding |" in section.text.splitlines()
+
+
+def test_pipe_table_renders_empty_cells_as_dash():
+    assert pipe_table(["A", "B"], [["x|y", ""]]) == "| A | B |\n|---|---|\n| x\\|y | – |"

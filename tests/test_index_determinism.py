@@ -1,0 +1,154 @@
+"""Deterministic retrieval: the same store, query and settings give the same ranked list in every
+process; dense search is exact (equals a brute-force cosine ranking, ties by paper id); and a
+generation with a scripted model replays byte-identically in a second process."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from surveygraph.retrieval.bm25_index import top_n, tokenize
+from surveygraph.retrieval.corpus import Corpus
+from surveygraph.retrieval.snapshot import IndexSnapshot, publish
+from surveygraph.settings import load_settings
+from tests.index_helpers import cached_static_model, link_static_model
+
+QUERIES = ["large language model agents", "image segmentation", "diffusion models for video"]
+_RANKINGS = """
+import json, sys
+from surveygraph.retrieval.corpus import Corpus
+from surveygraph.settings import load_settings
+corpus = Corpus(load_settings(home=sys.argv[1]))
+out = {}
+for query in json.loads(sys.argv[2]):
+    for mode in ("dense", "bm25", "hybrid"):
+        hits = corpus.search(query, 300, mode=mode, tre=False)
+        out[f"{mode}:{query}"] = [(h.paper.paper_id, round(h.score, 7)) for h in hits]
+    out[f"tre:{query}"] = [h.paper.paper_id for h in corpus.search(query, 30)]
+print(json.dumps(out))
+"""
+
+
+def test_top_n_breaks_ties_by_id_whatever_the_row_order():
+    scores = np.array([0.5, 0.9, 0.7, 0.9, 0.7, 0.9], dtype=np.float32)
+    ids = ["f", "e", "d", "c", "b", "a"]
+    assert [ids[i] for i in top_n(scores, 4, ids.__getitem__)] == ["a", "c", "e", "b"]
+    order = [5, 4, 3, 2, 1, 0]  # the same rows inserted in reverse
+    assert [ids[order[i]] for i in top_n(scores[order], 4, lambda i: ids[order[i]])] == ["a", "c", "e", "b"]
+    assert top_n(scores, 0, ids.__getitem__) == [] and top_n(scores[:0], 3, ids.__getitem__) == []
+
+
+def test_snapshot_round_trip_and_exact_dense(tmp_path):
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(50, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[7] = vectors[3]  # a tie: identical vectors under two ids
+    ids = [f"p{i:02d}" for i in range(50)]
+    texts = [f"paper {i} about topic {i % 5}" for i in range(50)]
+    publish(tmp_path, ids=ids, tokens=[tokenize(t) for t in texts], years=[2025] * 50,
+            categories=[["cs.CL"]] * 50, titles=[""] * 50, vectors=vectors, model="test")
+    snap = IndexSnapshot.load(tmp_path)
+    assert snap.model == "test" and len(snap) == 50 and snap.generation == 1
+    query = vectors[3]
+    expected = sorted(range(50), key=lambda i: (-float(vectors[i] @ query), ids[i]))[:10]
+    assert [pid for pid, _ in snap.dense(query, 10)] == [ids[i] for i in expected]
+    assert [pid for pid, _ in snap.dense(query, 2)] == ["p03", "p07"]
+    # A second generation replaces the first; the older one is kept for readers mid-load.
+    publish(tmp_path, ids=ids[:10], tokens=[tokenize(t) for t in texts[:10]], years=[2025] * 10,
+            categories=[["cs.CL"]] * 10, titles=[""] * 10, vectors=vectors[:10], model="test")
+    assert len(IndexSnapshot.load(tmp_path)) == 10
+    assert sorted(p.name for p in (tmp_path / "index").glob("g*")) == ["g000001", "g000002"]
+
+
+@pytest.fixture(scope="module")
+def home(shared_data, tmp_path_factory) -> Path:
+    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
+        lines = list(itertools.islice(fh, 2500))
+    folder = tmp_path_factory.mktemp("determinism")
+    (folder / "slice.jsonl").write_text("".join(lines), encoding="utf-8")
+    home = folder / "home"
+    link_static_model(home, cached_static_model())
+    Corpus(load_settings(home=str(home), **{"embedding.model": "minilm-static"})).ingest_path(
+        folder / "slice.jsonl", progress=False)
+    return home
+
+
+@pytest.mark.data
+def test_same_rankings_in_two_processes(home):
+    runs = [subprocess.run([sys.executable, "-c", _RANKINGS, str(home), json.dumps(QUERIES)],
+                           capture_output=True, text=True, timeout=300, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}) for seed in (1, 2)]
+    first, second = (json.loads(r.stdout) for r in runs)
+    assert first == second
+    assert all(len(first[f"dense:{q}"]) == 300 for q in QUERIES)
+
+
+@pytest.mark.data
+def test_dense_is_exact(home):
+    """Dense search returns the true top-k by cosine (no approximate-neighbour misses), scores
+    equal to the cosine, best first, ties by id."""
+    from surveygraph.retrieval.embeddings import get_model
+
+    corpus = Corpus(load_settings(home=str(home)))
+    snap = corpus.snapshot
+    matrix = np.asarray(snap.vectors, dtype=np.float64)
+    for query in QUERIES:
+        cosine = matrix @ get_model(corpus.settings).encode([query])[0].astype(np.float64)
+        hits = corpus.search(query, 300, mode="dense", tre=False)
+        rows = [snap.bm25.row(h.paper.paper_id) for h in hits]
+        np.testing.assert_allclose([h.score for h in hits], cosine[rows], atol=1e-5)
+        keys = [(-round(h.score, 12), h.paper.paper_id) for h in hits]
+        assert keys == sorted(keys)
+        outside = np.delete(cosine, rows)
+        assert cosine[rows].min() >= outside.max() - 1e-5  # nothing better was left out
+
+
+_GENERATE = """
+import sys, types
+from pathlib import Path
+tests_dir = Path(sys.argv[1])
+sys.modules["tests"] = types.ModuleType("tests")
+sys.modules["tests"].__path__ = [str(tests_dir)]
+sys.path.insert(0, str(tests_dir))
+from surveygraph.llm import roles
+from tests.generation_helpers import scripted_models
+model, _ = scripted_models()
+roles.make_chat_model = lambda spec, settings: model
+from surveygraph.cli import main
+sys.argv = ["surveygraph", "--home", sys.argv[2], "generate", sys.argv[3], "--out", sys.argv[4],
+            "--sections", "2", "--subsections", "1"]
+main()
+"""
+
+
+@pytest.mark.data
+def test_generation_replays_byte_identically_in_another_process(shared_data, tmp_path):
+    """Same store, topic, settings and (scripted, cached) model answers: the second process writes
+    the same survey.md, byte for byte."""
+    from tests.generation_helpers import corpus_home
+
+    home = corpus_home(shared_data)
+    topic = "Retrieval-Augmented Generation for Large Language Models"
+    surveys = []
+    for attempt in range(2):
+        out = tmp_path / f"runs{attempt}"
+        # Different hash seeds: set/dict-of-str iteration order must not reach the survey.
+        env = {**os.environ, "PYTHONHASHSEED": str(attempt + 1)}
+        run = subprocess.run([sys.executable, "-c", _GENERATE, str(Path(__file__).parent), str(home), topic, str(out)],
+                             capture_output=True, text=True, timeout=600, env=env)
+        assert run.returncode == 0, run.stderr[-3000:]
+        (survey,) = out.glob("*/survey.md")
+        surveys.append(survey.read_bytes())
+    if surveys[0] != surveys[1]:
+        import difflib
+
+        diff = difflib.unified_diff(surveys[0].decode().splitlines(), surveys[1].decode().splitlines(), lineterm="", n=1)
+        pytest.fail("survey.md differs between processes:\n" + "\n".join(list(diff)[:60]))

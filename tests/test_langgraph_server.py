@@ -1,0 +1,154 @@
+"""`langgraph dev` serves both graphs from langgraph.json, and runs go through its REST API.
+
+Starts the in-memory LangGraph server (langgraph-cli[inmem], dev extra) on a free loopback port
+with a throwaway data home, WITHOUT --allow-blocking, then: lists the assistants, fetches each
+graph's drawing and schemas, runs the generation graph on a thread (bundled local model, 1x1
+outline) stopped before export and resumed, and runs the evaluation graph on the result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.generation_helpers import rag_papers
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[1]
+TOPIC = "Retrieval-Augmented Generation"
+OPTIONS = {"sections": 1, "subsections": 1, "outline_demos": "none", "papers_per_subsection": 3,
+           "max_output_tokens": 96, "self_evaluate": True}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def server(shared_data, tmp_path):
+    """A `langgraph dev` process on loopback serving the repo's langgraph.json; killed at the end."""
+    httpx = pytest.importorskip("httpx")
+    cli = shutil.which("langgraph")
+    if cli is None:
+        pytest.skip("langgraph CLI not installed (pip install 'surveygraph[dev]' installs langgraph-cli[inmem])")
+    pytest.importorskip("llama_cpp", reason="the generation run uses the bundled local model ([local] extra)")
+    from surveygraph.retrieval.corpus import Corpus
+    from surveygraph.settings import Settings
+
+    home = tmp_path / "home"
+    Corpus(Settings(home=home)).add_papers(rag_papers(shared_data, 40), progress=False)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SURVEYGRAPH_")}
+    env.update(SURVEYGRAPH_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               ANONYMIZED_TELEMETRY="False", LANGSMITH_TRACING="false")
+    port = _free_port()
+    log = (tmp_path / "server.log").open("w")
+    # From the repo (langgraph.json's paths are relative to the working directory; the in-memory
+    # server keeps its state in ./.langgraph_api, git-ignored); --no-reload: files edited
+    # elsewhere must not restart the server mid-run.
+    proc = subprocess.Popen([cli, "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"],
+                            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=900)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail("langgraph dev exited:\n" + (tmp_path / "server.log").read_text()[-3000:])
+            try:
+                if client.get("/ok").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("langgraph dev did not answer /ok in 180 s:\n" + (tmp_path / "server.log").read_text()[-3000:])
+            time.sleep(1)
+        yield client, home, tmp_path / "server.log"
+    finally:
+        client.close()
+        _stop(proc)
+        log.close()
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM the server's process group (uvicorn and its workers), SIGKILL if it lingers."""
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _assistants(client) -> dict[str, str]:
+    found = client.post("/assistants/search", json={"limit": 20}).json()
+    return {a["graph_id"]: a["assistant_id"] for a in found}
+
+
+def test_both_graphs_served_with_schemas_and_runs(server):
+    client, home, log = server
+    assistants = _assistants(client)
+    assert {"generation", "evaluation"} <= set(assistants)
+
+    for graph_id, assistant in assistants.items():
+        drawing = client.get(f"/assistants/{assistant}/graph")
+        assert drawing.status_code == 200, drawing.text  # was 500 BlockingError without --allow-blocking
+        assert {n["id"] for n in drawing.json()["nodes"]} >= ({"open_run", "write_subsection"}
+                                                              if graph_id == "generation" else {"evaluate"})
+        schemas = client.get(f"/assistants/{assistant}/schemas")
+        assert schemas.status_code == 200, schemas.text
+        body = schemas.json()
+        wanted = "topic" if graph_id == "generation" else "survey"
+        assert body["input_schema"]["required"] == [wanted]
+        options = body["context_schema"]["properties"]
+        assert ({"llm", "sections", "subsections", "polish", "judges"} if graph_id == "generation"
+                else {"metrics", "judges", "judge_llm"}) <= set(options)
+
+    # A thread run (what Studio does), stopped before export, then resumed from its checkpoint.
+    thread = client.post("/threads", json={}).json()["thread_id"]
+    first = client.post(f"/threads/{thread}/runs/wait", json={
+        "assistant_id": assistants["generation"], "input": {"topic": TOPIC}, "context": OPTIONS,
+        "interrupt_before": ["export_survey"]})
+    assert first.status_code == 200, first.text
+    state = client.get(f"/threads/{thread}/state").json()
+    assert state["next"] == ["export_survey"]
+    run_dir = Path(state["values"]["run_dir"])
+    assert run_dir.parent == home.resolve() / "runs" and run_dir.name.startswith("retrieval-augmented-generation-")
+    assert (run_dir / "run.json").is_file() and not (run_dir / "survey.md").exists()
+    assert json.loads((run_dir / "run.json").read_text())["settings"]["generation"]["sections"] == 1
+
+    resumed = client.post(f"/threads/{thread}/runs/wait", json={
+        "assistant_id": assistants["generation"], "input": None, "context": OPTIONS})
+    assert resumed.status_code == 200, resumed.text
+    values = resumed.json()
+    assert "__error__" not in values, values.get("__error__")
+    for name in ("survey.md", "survey.json", "survey.tex", "references.bib", "manifest.json", "evaluation.json"):
+        assert (run_dir / name).is_file(), name
+    assert values["run_dir"] == str(run_dir)
+    evaluation = json.loads((run_dir / "evaluation.json").read_text())
+    assert not any("pickle" in w for w in evaluation["warnings"]), evaluation["warnings"]
+    assert any(m["name"].startswith("structure.") for m in evaluation["metrics"]), evaluation["warnings"]
+    assert "BlockingError" not in log.read_text()
+
+    # The evaluation graph on the survey just written.
+    thread = client.post("/threads", json={}).json()["thread_id"]
+    scored = client.post(f"/threads/{thread}/runs/wait", json={
+        "assistant_id": assistants["evaluation"], "input": {"survey": str(run_dir / "survey.md")},
+        "context": {"metrics": ["structure", "integrity"]}})
+    assert scored.status_code == 200, scored.text
+    report = scored.json()["report"]
+    names = {m["name"] for m in report["metrics"]}
+    assert "structure.sections" in names or any(n.startswith("structure.") for n in names)
+    assert any(n.startswith("integrity.") for n in names)

@@ -1,0 +1,218 @@
+"""Outline floor: clustering + naming on a fixture corpus, human wording, and the planner's
+choice between a scripted model's outline and the floor."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from surveygraph.agents.outline_floor import build_outline_floor, kmeans_groups, tfidf_encoder
+from surveygraph.agents.validators import validate_heading
+from surveygraph.models import Paper, ScoredPaper, normalize_title
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TOPIC = "Retrieval-Augmented Generation for Large Language Models"
+
+
+def fixture_corpus() -> tuple[list[str], dict[str, dict], dict[str, str]]:
+    """40 papers in four clearly separated sub-areas of RAG (graph retrieval, evaluation and
+    hallucination, multimodal retrieval, efficiency); returns ids, paper dumps and the true group."""
+    ids, papers, group = [], {}, {}
+    for line in (FIXTURES / "outline_corpus.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        true_group = record.pop("group")
+        paper = Paper(**record)
+        ids.append(paper.paper_id)
+        papers[paper.paper_id] = paper.model_dump(mode="json", exclude_none=True)
+        group[paper.paper_id] = true_group
+    return ids, papers, group
+
+
+def _texts(ids, papers):
+    return [f"{papers[i]['title']}. {papers[i]['abstract']}" for i in ids]
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from surveygraph.retrieval.embeddings import get_embedder
+    from surveygraph.settings import load_settings
+
+    embedder = get_embedder(load_settings(**{"embedding.model": "minilm", "embedding.cache": False}))
+    return lambda texts: np.asarray(embedder.encode(list(texts)))
+
+
+def _purity(outline, group) -> float:
+    majority = sum(Counter(group[p] for p in s["paper_ids"]).most_common(1)[0][1] for s in outline)
+    return majority / sum(len(s["paper_ids"]) for s in outline)
+
+
+@pytest.mark.parametrize("encoder", ["tfidf", "minilm"])
+def test_clusters_recover_the_groups_and_partition_the_papers(encoder, request):
+    ids, papers, group = fixture_corpus()
+    if encoder == "tfidf":
+        vectors, encode = tfidf_encoder(_texts(ids, papers))
+    else:
+        encode = request.getfixturevalue("minilm")
+        vectors = encode(_texts(ids, papers))
+    outline = build_outline_floor(TOPIC, ids, papers, vectors, n_sections=4, n_subsections=2, encode=encode)
+    assert len(outline) == 4 and all(len(s["subsections"]) == 2 for s in outline)
+    assert _purity(outline, group) >= 0.85
+    # sections partition M; subsections partition their section; nothing is empty
+    assert sorted(p for s in outline for p in s["paper_ids"]) == sorted(ids)
+    for section in outline:
+        assert sorted(p for sub in section["subsections"] for p in sub["paper_ids"]) == sorted(section["paper_ids"])
+        assert all(len(sub["paper_ids"]) >= 2 for sub in section["subsections"])
+
+
+def test_names_are_distinct_valid_and_name_the_groups(minilm):
+    ids, papers, group = fixture_corpus()
+    outline = build_outline_floor(TOPIC, ids, papers, minilm(_texts(ids, papers)), n_sections=4, n_subsections=2,
+                                  encode=minilm)
+    titles = [s["title"] for s in outline] + [sub["title"] for s in outline for sub in s["subsections"]]
+    assert len({normalize_title(t) for t in titles}) == len(titles)
+    taken: set[str] = set()
+    for title in titles:  # no truncation, echo, topic repeat or duplicate
+        assert validate_heading(title, topic=TOPIC, taken=taken) == [], title
+        taken.add(normalize_title(title))
+        assert normalize_title(TOPIC) not in normalize_title(title)
+    # each section's name uses words from its own group's vocabulary
+    vocab = {"graph": {"knowledge", "graph", "entity", "multi", "hop", "subgraph", "relation"},
+             "eval": {"faithfulness", "hallucination", "benchmark", "evaluation", "metrics", "judge", "context", "relevance"},
+             "multimodal": {"visual", "image", "video", "multimodal", "vision", "captioning", "question"},
+             "efficiency": {"latency", "inference", "serving", "cache", "index", "cost", "nearest", "neighbour", "dense"}}
+    for section in outline:
+        majority = Counter(group[p] for p in section["paper_ids"]).most_common(1)[0][0]
+        assert set(normalize_title(section["title"]).split()) & vocab[majority], section["title"]
+
+
+def test_floor_is_deterministic(minilm):
+    ids, papers, _ = fixture_corpus()
+    vectors = minilm(_texts(ids, papers))
+    first = build_outline_floor(TOPIC, ids, papers, vectors, n_sections=4, n_subsections=2, encode=minilm, seed=3)
+    again = build_outline_floor(TOPIC, ids, papers, vectors, n_sections=4, n_subsections=2, encode=minilm, seed=3)
+    assert first == again
+
+
+def test_matching_human_heading_is_used_and_unrelated_one_is_not(minilm):
+    ids, papers, _ = fixture_corpus()
+    demos = [{"topic": "RAG", "entries": [
+        {"level": 1, "title": "Introduction"},
+        {"level": 1, "title": "Evaluation of Faithfulness and Hallucination in Grounded Answers"},
+        {"level": 1, "title": "Protein Folding with Diffusion Models"},
+        {"level": 1, "title": "Conclusion"}]}]
+    outline = build_outline_floor(TOPIC, ids, papers, minilm(_texts(ids, papers)), n_sections=4, n_subsections=2,
+                                  demos=demos, encode=minilm)
+    human = [s["title"] for s in outline if s["source"] == "human-outline"]
+    assert human == ["Evaluation of Faithfulness and Hallucination in Grounded Answers"]
+    # the human structure orders the sections: the matched one comes first (its heading is
+    # the first topical one of the demo outline)
+    assert outline[0]["title"] == "Evaluation of Faithfulness and Hallucination in Grounded Answers"
+
+
+def test_small_groups_take_members_instead_of_staying_tiny():
+    rng = np.random.default_rng(0)
+    vectors = np.vstack([rng.normal(0, 0.05, (20, 8)) + np.eye(8)[0], np.eye(8)[[5]]])  # one outlier
+    groups = kmeans_groups(vectors / np.linalg.norm(vectors, axis=1, keepdims=True), 2, seed=0, min_size=4)
+    assert sorted(len(g) for g in groups)[0] >= 4 and sum(len(g) for g in groups) == 21
+
+
+# --- the planner: model outline only when valid ---------------------------------------------
+
+class FixtureCorpus:
+    """The fixture papers behind ``search`` (word overlap), like a store but with no index."""
+
+    def __init__(self, ids, papers):
+        self.papers = [Paper.model_validate(papers[i]) for i in ids]
+
+    def count(self):
+        return len(self.papers)
+
+    def search(self, query, k=10, **_):
+        words = set(normalize_title(query).split())
+        ranked = sorted(self.papers, key=lambda p: (-len(words & set(normalize_title(p.embedding_text()).split())),
+                                                   p.paper_id))
+        return [ScoredPaper(paper=p, score=1.0 / (i + 1), ranks={"dense": i + 1, "bm25": i + 1})
+                for i, p in enumerate(ranked[:k])]
+
+
+def _deps(tmp_path, responder):
+    from tests.generation_helpers import scripted_models
+
+    from surveygraph.agents.deps import GenerationDeps
+    from surveygraph.llm import build_role_clients
+    from surveygraph.settings import Settings
+
+    ids, papers, _ = fixture_corpus()
+    settings = Settings(home=tmp_path, llm={"cache": False, "retries": 0},
+                        generation={"sections": 4, "subsections": 2, "outline_candidates": 40,
+                                    "papers_per_section": 10, "outline_demos": "none"})
+    _model, chat = scripted_models(responder)
+    return GenerationDeps(settings=settings, corpus=FixtureCorpus(ids, papers), outlines=None,
+                          clients=build_role_clients(settings, chat_models=chat))
+
+
+def _plan(deps):
+    from surveygraph.agents import planner
+
+    state = {"topic": TOPIC}
+    state.update(planner.gather_topic_context(state, deps))
+    fallbacks = []
+    update = planner.plan_sections(state, deps)
+    fallbacks += update["fallbacks"]
+    state.update({k: v for k, v in update.items() if k != "fallbacks"})
+    update = planner.plan_subsections(state, deps)
+    fallbacks += update["fallbacks"]
+    state.update({k: v for k, v in update.items() if k != "fallbacks"})
+    return state, fallbacks
+
+
+def test_valid_model_outline_is_used(tmp_path):
+    sections = ["Knowledge Graph Retrieval", "Faithfulness Evaluation", "Multimodal Retrieval", "Efficient Serving"]
+
+    def good(prompt: str) -> str:
+        if "outline the first-level" in prompt:
+            return json.dumps({"sections": [{"title": t, "description": f"Work on {t.lower()}.",
+                                             "query": t.lower()} for t in sections]})
+        section = prompt.split('for the section "')[1].split('"')[0]
+        return json.dumps({"subsections": [{"title": f"{aspect} in {section}", "description": "d", "query": "q"}
+                                           for aspect in ("Methods", "Open Problems")]})
+
+    state, fallbacks = _plan(_deps(tmp_path, good))
+    assert [s["title"] for s in state["outline"]] == sections
+    assert all(s["source"] == "model" for s in state["outline"])
+    assert not [f for f in fallbacks if f["node"].startswith("plan_")]
+    assert state["outline_floor"]  # the floor is still built (what the model had to beat)
+
+
+def test_real_bad_model_outline_falls_back_with_reasons(tmp_path):
+    """Replays the bundled model's real planner answers (tests/fixtures/local_model_outputs)."""
+    calls = {name: json.loads((FIXTURES / "local_model_outputs" / f"{name}.json").read_text())["calls"]
+             for name in ("plan_sections", "plan_subsections")}
+    served = Counter()
+
+    def bad(prompt: str) -> str:
+        name = "plan_sections" if "outline the first-level" in prompt else "plan_subsections"
+        call = calls[name][served[name] % len(calls[name])]
+        served[name] += 1
+        return json.dumps(call["output"])
+
+    state, fallbacks = _plan(_deps(tmp_path, bad))
+    plan_fallbacks = [f for f in fallbacks if f["node"] == "plan_sections"]
+    assert len(plan_fallbacks) == 1
+    record = plan_fallbacks[0]
+    assert "outline floor" in record["reason"] and record["rejected"]
+    assert any("repeats the topic verbatim" in r["reasons"] for r in record["rejected"])
+    assert record["floor"]["papers_clustered"] >= 30
+    assert all(s["source"] in ("clusters", "human-outline") and s["paper_ids"] for s in state["outline"])
+    for section in state["outline"]:  # M_i is the section's cluster
+        assert state["section_memory"][section["id"]] == section["paper_ids"]
+        for sub in section["subsections"]:  # a section's subsections: all-valid model ones, or the floor's
+            assert sub["source"] == "model" or sub["paper_ids"]
+    sub_fallbacks = [f for f in fallbacks if f["node"] == "plan_subsections"]
+    assert sub_fallbacks and all(f["rejected"] and f["item"] for f in sub_fallbacks)
+    titles = [s["title"] for s in state["outline"]] + [sub["title"] for s in state["outline"] for sub in s["subsections"]]
+    assert len({normalize_title(t) for t in titles}) == len(titles)

@@ -1,0 +1,133 @@
+"""The leaderboard ranks by quality.overall, with 95% intervals over topics and validity columns;
+the self-evaluation reports the quality score with a verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from surveygraph.cli import app
+from surveygraph.evaluation.quality import validity as validity_mod
+
+FIXTURE = Path(__file__).parent / "fixtures" / "quality" / "small_survey.md"
+POOR = """# {topic}
+
+## Introduction
+
+This topic is important. Many people work on it. It has grown a lot in recent years.
+
+## Discussion
+
+There are many methods. Some are better than others. More work is needed.
+
+## References
+
+[1] An unrelated paper. 2001.
+"""
+
+
+@pytest.fixture
+def board_root(tmp_path) -> Path:
+    root = tmp_path / "bench"
+    for folder in ("good", "poor", "HumanSurvey"):
+        (root / folder).mkdir(parents=True)
+    text = FIXTURE.read_text()
+    for topic in ("t1", "t2", "t3"):
+        (root / "HumanSurvey" / f"{topic}.md").write_text(text)
+        (root / "good" / f"{topic}.md").write_text(text.replace("[10]", "[10]" if topic == "t1" else "[10, 2]"))
+        (root / "poor" / f"{topic}.md").write_text(POOR.format(topic=topic))
+    return root
+
+
+@pytest.fixture
+def validity_file(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "validity.json"
+    path.write_text(json.dumps({"generated_by": "test", "date": "2026-01-01", "encoder": "minilm", "metrics": {
+        "quality.overall": {"component": "overall", "rho": 0.81, "rho_ci": [0.6, 0.95], "concordance": 0.8,
+                            "n_disciplines": 6, "pairwise_accuracy": None}}}))
+    monkeypatch.setattr(validity_mod, "VALIDITY_PATH", path)
+    validity_mod.load_validity.cache_clear()
+    yield path
+    validity_mod.load_validity.cache_clear()
+
+
+def _run(root: Path, out: Path, *extra: str):
+    return CliRunner().invoke(app, ["leaderboard", str(root), "--human-dir", str(root / "HumanSurvey"),
+                                    "--out", str(out), "--metrics", "structure,integrity", *extra])
+
+
+def test_leaderboard_ranks_by_quality_with_intervals_and_validity(board_root, tmp_path, tmp_home, validity_file):
+    out = tmp_path / "lb"
+    res = _run(board_root, out)
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    lines = res.stdout.strip().splitlines()
+    assert lines[0].startswith("1. good  (quality.overall ") and lines[1].startswith("2. poor  (")
+    data = json.loads((out / "leaderboard.json").read_text())
+    assert data["rank_by"] == "quality.overall" and data["systems"] == ["good", "poor"]
+    summary = {row["system"]: row for row in data["summary"]}
+    assert summary["good"]["quality.overall"] > summary["poor"]["quality.overall"]
+    lo, hi = data["intervals"]["good"]["quality.overall"]
+    assert lo <= summary["good"]["quality.overall"] <= hi
+    assert data["validity"]["quality.overall"] == "ρ 0.81 [0.60, 0.95]"
+    assert data["validity"]["quality.outline"] == "not validated"
+    md = (out / "leaderboard.md").read_text()
+    assert "Rank = mean quality.overall" in md and "validity (ρ vs SurveyLens rubric)" in md
+    assert "ρ 0.81 [0.60, 0.95]" in md and "not validated" in md
+    assert f"[{lo:.2f}, {hi:.2f}]" in md and "### quality.overall" in md
+    html = (out / "report.html").read_text()
+    assert "ρ 0.81 [0.60, 0.95]" in html and "not validated" in html and f"[{lo:.2f}, {hi:.2f}]" in html
+
+
+def test_rank_by_alignment_is_labelled_reference_alignment(board_root, tmp_path, tmp_home, validity_file):
+    out = tmp_path / "lb"
+    res = _run(board_root, out, "--rank-by", "alignment")
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    assert "reference alignment" in (out / "leaderboard.md").read_text()
+    assert json.loads((out / "leaderboard.json").read_text())["rank_by"].startswith("reference alignment")
+    assert "mean alignment rank" in res.stdout
+
+
+def test_unknown_rank_by_is_a_user_error(board_root, tmp_path, tmp_home):
+    from surveygraph.errors import UserError
+
+    res = _run(board_root, tmp_path / "lb", "--rank-by", "votes")
+    assert isinstance(res.exception, UserError) and "--rank-by" in str(res.exception)
+
+
+def test_missing_validity_file_shows_not_validated(tmp_path, monkeypatch):
+    monkeypatch.setattr(validity_mod, "VALIDITY_PATH", tmp_path / "absent.json")
+    validity_mod.load_validity.cache_clear()
+    try:
+        assert validity_mod.validity_label("quality.overall") == "not validated"
+    finally:
+        validity_mod.load_validity.cache_clear()
+
+
+def test_bootstrap_interval_brackets_the_mean():
+    lo, hi = validity_mod.bootstrap_interval([1.0, 2.0, 3.0, 4.0])
+    assert 1.0 <= lo < 2.5 < hi <= 4.0
+    assert validity_mod.bootstrap_interval([2.0]) == (2.0, 2.0)
+    assert validity_mod.bootstrap_interval([]) is None
+
+
+def test_self_evaluation_reports_quality_with_a_verdict(tmp_path, tmp_home, monkeypatch):
+    from surveygraph.agents import self_eval
+    from surveygraph.evaluation.parsers import parse_survey
+    from surveygraph.settings import Settings
+
+    survey = parse_survey(FIXTURE, topic="Retrieval-Augmented Generation for Large Language Models")
+    monkeypatch.setattr(self_eval, "build_survey", lambda state: survey)
+    monkeypatch.setattr(self_eval, "manifest", lambda view, deps: {})
+    deps = SimpleNamespace(settings=Settings(), evaluate=None, human=None, bench_refs=None, on_judgment=None)
+    update = self_eval.self_evaluate({"run_dir": str(tmp_path), "topic": survey.topic}, deps)
+    quality = update["evaluation"]["quality"]
+    assert set(quality["scores"]) == {"overall", "outline", "content", "reference"}
+    assert quality["verdict"].startswith("quality.overall") and "reference systems" in quality["verdict"]
+    names = {m["name"] for m in update["evaluation"]["metrics"]}
+    assert {"quality.overall", "quality.outline", "quality.content", "quality.reference"} <= names
+    md = (tmp_path / "evaluation.md").read_text()
+    assert "## Quality" in md and quality["verdict"] in md

@@ -1,0 +1,135 @@
+"""The shipped quality model: loading, deterministic scoring, the anti-padding property, training."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from surveygraph.errors import UserError
+from surveygraph.evaluation.markdown_parser import parse_markdown
+from surveygraph.evaluation.parsers import parse_survey
+from surveygraph.evaluation.quality import ALL_FEATURES, content_quality, load_model, score_survey, verdict
+from surveygraph.evaluation.quality.dataset import Draft
+from surveygraph.evaluation.quality.model import MODEL_PATH, COMPONENTS
+from surveygraph.evaluation.quality.train import fit_component, predict
+
+FIXTURE = Path(__file__).parent / "fixtures" / "quality" / "small_survey.md"
+TOPIC = "Retrieval-Augmented Generation for Large Language Models"
+BOILERPLATE = ("It is important to note that this area is very important. Many researchers have studied it. "
+               "In this section we discuss the topic in general terms.")
+FILLER = ("Overall, the approaches above have many advantages and some disadvantages. Further work will be "
+          "needed to understand them better. The field continues to evolve quickly.")
+
+
+def test_shipped_model_is_complete_and_versioned():
+    model = json.loads(MODEL_PATH.read_text())
+    assert model["version"] == "1" and model["command"].startswith("python -m surveygraph.evaluation.quality.train")
+    assert set(model["features"]) == set(ALL_FEATURES)
+    assert all(stats["scale"] > 0 for stats in model["features"].values())
+    for component in COMPONENTS:
+        spec = model["components"][component]
+        assert all(w >= 0 for w in spec["weights"].values())  # monotone: the anti-padding argument
+        assert any(w > 0 for w in spec["weights"].values()), component
+        assert spec["calibration"]["slope"] > 0
+        assert len(spec["reference_systems"]) == len(model["training_data"]["systems"])
+        cv = model["cv"][component]
+        assert len(cv["rho_per_discipline"]) == len(model["training_data"]["disciplines"]) == 6
+        assert -1 <= cv["rho_mean"] <= 1
+    assert 0 < model["cv"]["outline"]["human_pairwise_accuracy"] <= 1
+    assert 0 < model["baselines"]["more_lines_wins_accuracy"] <= 1
+
+
+def test_scoring_a_fixture_is_deterministic_and_on_the_rubric_scale():
+    first = score_survey(parse_survey(FIXTURE, topic=TOPIC))
+    second = score_survey(parse_survey(FIXTURE, topic=TOPIC))
+    assert first == second and set(first) == set(COMPONENTS)
+    assert all(1.0 <= v <= 5.0 for v in first.values())
+    line = verdict(first)
+    assert line.startswith("quality.overall") and "reference systems" in line
+
+
+def test_missing_model_file_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="quality model not found"):
+        load_model(str(tmp_path / "nope.json"))
+
+
+def _pad(text: str) -> str:
+    """Duplicated sections, boilerplate sections and uncited filler in every section."""
+    body, refs = text.split("## References")
+    sections = body.split("\n## ")
+    duplicated = "\n## " + "\n## ".join(sections[2:4])  # two real sections again, headings and all
+    boiler = "".join(f"\n## Further Remarks {i}\n\n{BOILERPLATE}\n" for i in range(3))
+    filled = "\n## ".join(s.rstrip() + f"\n\n{FILLER}\n" for s in sections)
+    return filled + duplicated + boiler + "\n## References" + refs
+
+
+def _scores(text: str) -> dict[str, float]:
+    survey = parse_markdown(text)
+    survey.topic = TOPIC
+    return score_survey(survey)
+
+
+def test_padding_never_raises_any_component():
+    text = FIXTURE.read_text()
+    padded = _pad(text)
+    assert len(padded.split()) > 1.5 * len(text.split())
+    before, after = _scores(text), _scores(padded)
+    for component in COMPONENTS:
+        assert after[component] <= before[component] + 1e-9, (component, before, after)
+    assert after["overall"] < before["overall"]  # waste is penalised, not merely ignored
+
+
+def test_padding_a_real_draft_never_raises_any_component(shared_data):
+    path = sorted((shared_data / "asg_bench" / "SurveyForge").glob("physics__*.md"))[0]
+    text = path.read_text(encoding="utf-8")
+    head, sep, refs = text.partition("## References")
+    sections = head.split("\n## ")
+    padded = ("\n## ".join(s.rstrip() + f"\n\n{FILLER}\n" for s in sections) + "\n## " + sections[2]
+              + f"\n## Further Remarks\n\n{BOILERPLATE}\n" + sep + refs)
+    topic = path.stem.split("__", 1)[1]
+    before = score_survey(parse_markdown(text).model_copy(update={"topic": topic}))
+    after = score_survey(parse_markdown(padded).model_copy(update={"topic": topic}))
+    assert all(after[c] <= before[c] + 1e-9 for c in COMPONENTS), (before, after)
+
+
+def test_content_quality_prefers_cited_synthesis_over_filler():
+    cited = ("Dense retrievers rank passages by inner product [2]. Contrastive pre-training made them "
+             "competitive with BM25 [5, 7]. Late interaction keeps one vector per token [6].")
+    filler = " ".join([FILLER] * 3)
+    good, bad = content_quality(cited), content_quality(filler)
+    assert 1.0 <= bad < good <= 5.0
+    assert content_quality(cited + "\n\n" + filler) < good
+    assert content_quality("") == bad or content_quality("") <= good
+
+
+def test_training_finds_the_feature_that_orders_systems():
+    """fit_component on synthetic drafts: the one informative feature gets the weight."""
+    rng = np.random.default_rng(0)
+    systems = {"A": 1.0, "B": 2.0, "C": 3.0}
+    drafts, targets = [], {c: {} for c in ("outline", "content", "reference", "overall")}
+    for disc in ("d1", "d2"):
+        for t in range(4):
+            for system, level in systems.items():
+                features = {n: float(rng.uniform(0, 1)) for n in ALL_FEATURES}
+                features["o_sections"] = 0.2 * level + 0.02 * rng.standard_normal()
+                drafts.append(Draft(system, disc, f"t{t}", Path("x"), features))
+                for c in targets:
+                    targets[c][(system, disc)] = level
+    fit = fit_component(drafts, targets, "outline", alpha=1.0)
+    weights = dict(zip(fit["names"], fit["weights"]))
+    assert max(weights, key=weights.get) == "o_sections"
+    scores = predict(fit, drafts)
+    by_system = {s: np.mean([v for d, v in zip(drafts, scores) if d.system == s]) for s in systems}
+    assert by_system["A"] < by_system["B"] < by_system["C"]
+
+
+def test_train_command_reports_a_missing_folder(tmp_path, capsys):
+    from surveygraph.evaluation.quality.train import main
+
+    code = main(["--data", str(tmp_path / "nope"), "--out", str(tmp_path / "m.json"),
+                 "--cache", str(tmp_path / "c.json")])
+    assert code == 2 and "not found" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
