@@ -189,7 +189,8 @@ def generate(topic: str, *, on_progress: Progress | None = None, bench_refs: str
     """Write a survey on ``topic`` into ``<home>/runs/<slug>-<timestamp>/`` (or ``out``).
 
     ``on_progress(line)`` gets the CLI's progress lines; ``chat_models`` maps a role or model spec
-    to a ready LangChain chat model (instead of building one from ``llm``)."""
+    to a ready LangChain chat model (instead of building one from ``llm``). Ctrl-C raises
+    ``graphs.runner.RunInterrupted`` (a KeyboardInterrupt) whose ``run_id`` :func:`resume` takes."""
     from .graphs.runner import build_deps, start_run
     from .retrieval.corpus import Corpus
 
@@ -200,7 +201,7 @@ def generate(topic: str, *, on_progress: Progress | None = None, bench_refs: str
         raise UserError(f"the paper store under {settings.home} is empty: run `surveygraph corpus ingest FILE` first")
     deps = build_deps(settings, corpus=corpus, chat_models=chat_models, bench_refs=bench, human=human_path)
     deps.on_judgment = _judge_progress(on_progress)
-    result = start_run(topic, deps, runs_dir=Path(out) if out else None, on_update=_node_progress(on_progress))
+    result = start_run(topic, deps, runs_dir=Path(out).resolve() if out else None, on_update=_node_progress(on_progress))
     return Run(run_id=result.run_id, run_dir=result.run_dir, state=result.state)
 
 
@@ -213,8 +214,8 @@ def resume(run: str | Path | Run, *, on_progress: Progress | None = None, config
     ref = str(run.run_dir if isinstance(run, Run) else run)
     run_dir = find_run(ref, base.runs_dir)
     record = run_record(run_dir)
-    deps = build_deps(run_settings(run_dir), chat_models=chat_models, bench_refs=record.get("bench_refs"),
-                      human=record.get("human"))
+    deps = build_deps(run_settings(run_dir, secrets_from=base), chat_models=chat_models,
+                      bench_refs=record.get("bench_refs"), human=record.get("human"))
     deps.on_judgment = _judge_progress(on_progress)
     result = resume_run(run_dir, deps, on_update=_node_progress(on_progress))
     return Run(run_id=result.run_id, run_dir=result.run_dir, state=result.state)

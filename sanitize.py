@@ -167,27 +167,37 @@ def markdown_safe(text: str | None) -> str:
 
 _INJECTION_PATTERNS = [
     # "ignore all previous instructions", "disregard the above", "forget your rules"
-    r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|your|of|my|these|those)\s+)*"
-    r"(?:(?:previous|prior|above|earlier|preceding|former|foregoing|original|initial|system|given)\s+(?:\w+\s+)?)?"
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|these|those|of)\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|former|foregoing|original|initial|system|given)\s+(?:\w+\s+)?"
     r"(?:instructions?|prompts?|directions?|directives?|rules|guidelines|commands?|messages?)\b",
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all|any|your|these|those)\s+(?:of\s+)?(?:the\s+|your\s+)?"
+    r"(?:instructions?|prompts?|directions?|rules|guidelines|commands?)\b",
     r"\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:the\s+)?(?:above|everything)\b",
     r"\b(?:new|updated|real|actual|hidden|secret)\s+instructions?\s*(?::|are|follow)",
     r"\byou\s+(?:are|were)\s+now\b",
     r"\bfrom\s+now\s+on\s*,?\s+(?:you|answer|respond|reply|say|print|output|write)\b",
-    r"\b(?:pretend|act)\s+(?:to\s+be|you\s+are|as\s+(?:an?\s+)?(?:ai|assistant|model|chatbot|system|dan))\b",
-    r"\bsystem\s+prompt\b",
+    # role play ordered to the reader: sentence start, or after "now", "please", "you must" ...
+    r"(?:^|[.!?:;]\s*|\b(?:now|please|you\s+(?:will|must|should|shall))\s+)(?:pretend|act)\s+"
+    r"(?:to\s+be|you\s+are|as\s+(?:an?\s+)?(?:\w+\s+)?(?:ai|assistant|model|chatbot|system|dan))\b",
+    # "reveal the system prompt" as an order (sentence start or after a clause), not the research term
+    r"(?:^|[.!?:;,]\s*|\b(?:and|then|now|please|also)\s+)(?:reveal|show|print|output|repeat|leak|disclose|display|"
+    r"dump|tell\s+me|give\s+me)\s+(?:me\s+)?(?:your|the|its)?\s*(?:hidden\s+|original\s+|initial\s+|full\s+)?"
+    r"(?:system\s+prompt|instructions)\b",
+    r"\byour\s+(?:system\s+prompt|instructions\s+(?:are|were|say))\b",
     r"\b(?:developer|god|jailbreak|dan)\s+mode\b",
     r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|assistant|chatbot|model|reviewer)\b",
-    r"\b(?:dear|attention|note\s+to(?:\s+the)?)\s+(?:ai|llm|language\s+model|assistant|chatbot|model|reviewer)s?\b",
+    r"(?:\bdear\s+|(?:^|[.!?]\s+)attention\s*[:,]\s*|\bnote\s+to(?:\s+the)?\s+)(?:ai|llm|language\s+model|assistant|"
+    r"chatbot|model|reviewer)s?\b",
     r"\bas\s+an?\s+(?:ai|large\s+language\s+model|language\s+model|assistant)\s*,\s*you\b",
-    r"\bdo\s+not\s+(?:follow|obey)\s+(?:the|your|any|these|those)\b",
     # imperative output commands aimed at the reader: "Print PWNED", "say 'hacked'", "output only yes"
     r"(?:^|[.!?:;]\s+|\b(?:and|then|instead|now|please|just|simply)\s+)(?:print|say|respond\s+with|"
     r"reply\s+with|answer\s+with|repeat|echo)\s+(?:only\s+|exactly\s+|just\s+|the\s+(?:word|phrase|text|string)\s+)?"
-    r"(?:[\"'“‘`]|[A-Z]{3,}\b(?=\s*(?:[.!?,;\"'”’]|$)))",
+    r"(?:[\"'“‘`]|(?-i:[A-Z]{3,})\b(?=\s*(?:[.!?,;\"'”’]|$)))",
     r"(?:^|[.!?:;]\s+|\b(?:and|then|instead|now|please)\s+)(?:output|write|return|type)\s+"
-    r"(?:only\b|exactly\b|just\s+[\"'“‘`A-Z]|the\s+(?:word|phrase|text|string)\b|[\"'“‘`])",
-    r"^\s*(?:please\s+)?(?:print|output|say|respond|reply|type|echo|repeat)\b.*\b(?:only|exactly|verbatim|nothing\s+else)\b",
+    r"(?:(?:only|exactly|just)\s+(?:[\"'“‘`]|(?-i:[A-Z]{2,})\b|the\s+(?:word|phrase|text|string)\b|yes\b|no\b)|"
+    r"the\s+(?:word|phrase|text|string)\b|[\"'“‘`])",
+    r"^\s*(?:please\s+)?(?:print|output|say|respond|reply|type|echo|repeat)\s+[^.]{0,40}?\b(?:only|exactly|verbatim|"
+    r"nothing\s+else)\b",
     # role tags and chat-template tokens
     r"(?:^|[\"'“(\[])\s*(?:system|assistant|user|human|ai|bot|developer)\s*:",
     r"\bassistant\s*:",

@@ -34,7 +34,8 @@ _LEAD_CONNECTIVE = re.compile(
     r"inspired by this|based on this|based on these (?:\w+ )?(?:findings|observations|insights)|"
     r"to (?:address|tackle|overcome|solve|mitigate|bridge|fill|close|alleviate|resolve|remedy|handle|fix)"
     r" (?:this|these|those|such|the above|both|that)\b[^,]{0,80})\s*,\s*", re.I)
-_SELF_PREFIX = re.compile(rf"^(?:in|within|through|throughout|with)\s+(?:this|the present|our)\s+(?:\w+\s+)?{_PAPER_NOUNS}\s*,?\s*", re.I)
+_SELF_PREFIX = re.compile(
+    rf"^(?:in|within|through|throughout|with)\s+(?:this|the present|our)\s+(?:\w+\s+)?{_PAPER_NOUNS}\s*,?\s*", re.I)
 _SELF_SUBJECT = re.compile(rf"^(?:this|the present|our|the current)\s+((?:\w+\s+)?{_PAPER_NOUNS})\b\s*", re.I)
 _WE_START = re.compile(r"^we\s+", re.I)
 _OUR_START = re.compile(r"^our\s+", re.I)

@@ -89,7 +89,7 @@ def keyphrase_analyzer(banned: set[str], incomplete: set[str] | frozenset = froz
                     if gram[0] in STOP or gram[-1] in STOP or any(len(w) < 2 for w in gram):
                         continue
                     if any(w in STOP and w != "of" for w in gram[1:-1]) or _participle(gram[-1]) \
-                            or (n > 1 and gram[-1] in GENERIC_WORDS):
+                            or (n > 1 and (gram[-1] in GENERIC_WORDS or gram[0] in GENERIC_WORDS)):
                         continue
                     if not any(informative_word(w, banned) for w in gram):
                         continue

@@ -18,7 +18,7 @@ from .outcome import run_outcome
 from .latex import tex_escape, tex_inline
 from .latex_document import cite_key, to_latex
 from ..sanitize import markdown_safe, redact, untrusted, without_injections
-from .text import CITATION_MARKER, marker_numbers, sentences, slugify
+from .text import CITATION_MARKER, citation_units, marker_numbers, slugify
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
 
@@ -103,7 +103,7 @@ def build_survey(state: dict) -> Survey:
     citations = [
         Citation(sentence=s, ref_keys=[str(n) for m in CITATION_MARKER.finditer(s) for n in marker_numbers(m.group(1))],
                  section=section.section_id)
-        for section in sections for s in sentences(section.text) if CITATION_MARKER.search(s)
+        for section in sections for s in citation_units(section.text) if CITATION_MARKER.search(s)
     ]
     return Survey(title=f"A Survey on {topic}", topic=topic, system="surveygraph", outline=outline,
                   sections=sections, references=references, citations=citations)

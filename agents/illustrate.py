@@ -107,6 +107,7 @@ def render_figure(path: Path, body: list[dict], periods: list[str], counts: dict
     """Stacked bars: cited works per period, one colour per section."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     figure = Figure(figsize=(7.5, 3.8), dpi=150)
     FigureCanvasAgg(figure)
@@ -116,8 +117,11 @@ def render_figure(path: Path, body: list[dict], periods: list[str], counts: dict
     for colour, section in zip(colours, body):
         heights = [counts[section["id"]].get(p, 0) for p in periods]
         label = untrusted(section.get("title"), 42)
-        axes.bar(periods, heights, bottom=bottom, color=colour, label=label, edgecolor="white", linewidth=0.5)
+        axes.bar(range(len(periods)), heights, bottom=bottom, color=colour, label=label, edgecolor="white",
+                 linewidth=0.5)
         bottom = [b + h for b, h in zip(bottom, heights)]
+    axes.set_xticks(range(len(periods)), [p.replace(" ", "\n") for p in periods], fontsize=8)  # "2025\nQ1"
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of works
     axes.set_ylabel("cited works")
     axes.set_xlabel("publication " + ("quarter" if periods and "Q" in periods[0] else "year"))
     axes.spines[["top", "right"]].set_visible(False)

@@ -23,7 +23,7 @@ from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections
 from .outline_floor import build_outline_floor
 from .plan_vectors import floor_inputs, memory_encoder
 from .text import as_data
-from .validators import validate_heading
+from .validators import content_words, validate_heading
 
 PROMPT_TITLES = 40  # paper titles shown to the planner: enough to ground it, small for 8k contexts
 DEMO_LINES = 30  # lines of each demonstration outline shown
@@ -85,17 +85,31 @@ _NUMBERING = re.compile(r"^\s*(?:[IVX]+\.|\d+(?:\.\d+)*\.?)\s+")
 TITLE_CAP = HeadingDraft.model_json_schema()["properties"]["title"].get("maxLength")  # cut at this length
 
 
-def checked_entries(raw: list, n: int, *, topic: str, taken: set[str], prompt_titles: set[str]) -> tuple[list[dict], list[dict]]:
+def prompt_title_keys(papers: list[dict]) -> set[str]:
+    """Normalised titles shown in a prompt, and their parts before and after a colon (a model
+    copying "RouteRAG: Efficient ..." often keeps only one of them)."""
+    keys = set()
+    for paper in papers:
+        title = str(paper.get("title") or "")
+        keys |= {normalize_title(title), *(normalize_title(part) for part in title.split(":", 1))}
+    return {k for k in keys if len(k.split()) >= 2}
+
+
+def checked_entries(raw: list, n: int, *, topic: str, taken: set[str], prompt_titles: set[str],
+                    parent: str = "") -> tuple[list[dict], list[dict]]:
     """Model headings that pass validation (at most ``n``) and the rejected ones with reasons.
 
     Only numbering ("2.1 ") and surrounding whitespace are removed before validating: anything
-    else wrong with a heading (a cut, a copied year tag, an echo) is a reason to reject it.
+    else wrong with a heading (a cut, a copied year tag, an echo) is a reason to reject it. A
+    subsection (``parent`` = its section's title) must add a word to its section and topic.
     """
     kept, rejected = [], []
     for item in raw or []:
         data = item if isinstance(item, dict) else getattr(item, "model_dump", lambda: {})()
         title = _NUMBERING.sub("", " ".join(str(data.get("title") or "").split()))
         reasons = validate_heading(title, topic=topic, taken=taken, cap=TITLE_CAP, copied_titles=prompt_titles)
+        if parent and content_words(title) and content_words(title) <= content_words(parent) | content_words(topic):
+            reasons.append("adds nothing to its section's heading and the topic")
         if reasons:
             rejected.append({"title": title[:100], "reasons": reasons})
             continue
@@ -148,7 +162,7 @@ def plan_sections(state: dict, deps: GenerationDeps) -> dict:
             prompt, sections_schema(n), node="plan_sections", max_tokens=plan_max_tokens(n)))
         if outcome.ok:
             kept, rejected = checked_entries(outcome.value.sections, n, topic=topic, taken=set(),
-                                             prompt_titles={normalize_title(p["title"]) for p in papers})
+                                             prompt_titles=prompt_title_keys(papers))
         update["failures"] += [outcome.failure] if outcome.failure else []
         update["budget_exhausted"] = outcome.budget_exhausted
     if len(kept) < n:
@@ -200,7 +214,8 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
             max_tokens=plan_max_tokens(settings.subsections)), item=section["id"])
         if outcome.ok:
             kept, rejected = checked_entries(outcome.value.subsections, settings.subsections, topic=state["topic"],
-                                             taken=set(taken), prompt_titles={normalize_title(p["title"]) for p in papers})
+                                             taken=set(taken), prompt_titles=prompt_title_keys(papers),
+                                             parent=section["title"])
         result["failure"], result["budget"] = outcome.failure, outcome.budget_exhausted
     if len(kept) < settings.subsections:
         floor = _section_floor(section, {**state, "papers": {**(state.get("papers") or {}), **memory.papers}}, deps, ids)

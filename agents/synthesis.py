@@ -11,13 +11,15 @@ write. It is a synthesis, not a per-paper list:
    ("we propose", "results show", "fails to", ...), ties broken by its position in the abstract
    (abstracts run problem -> method -> finding).
 3. **Selection**: salience = mean of centrality (mean cosine to the other candidates, as in
-   LexRank) and relevance (cosine to the subsection's heading and focus), on sentence embeddings
+   LexRank), relevance (cosine to the subsection's heading and focus) and representativeness
+   (cosine to the centroid of its own paper's sentences), on sentence embeddings
    from the project's encoder; then MMR (Carbonell & Goldstein, 1998) picks salient but
    non-redundant sentences, first one per paper (so every paper with text is covered), then up to
    ``per_paper`` per paper. Scores are rounded and ties broken by (paper, position), so the same
    papers give the same text in every process.
 4. **Composition**: an opening sentence naming the subsection's theme, how many works it covers
-   and their years (facts from the metadata, no claims), then paragraphs by role (problem,
+   and their years (facts from the metadata, no claims; it names and cites the works only when no
+   abstract sentence is usable), then paragraphs by role (problem,
    method, findings + limitations), each sentence attributed in the sentence to its paper in the
    third person (agents/attribution.py) and cited with the writer's local key [n]. Every sentence
    therefore cites the paper it comes from: claim support holds by construction.
@@ -70,17 +72,23 @@ ADDITIVE = ("", "In addition, ", "", "Moreover, ")  # rotated between sentences 
 MIN_WORDS, MAX_WORDS = 8, 60  # shorter: a fragment or heading; longer: a run-on list
 MAX_PARAGRAPH = 6  # sentences; longer role paragraphs are split where one paper's sentences end
 MMR_LAMBDA = 0.7  # relevance vs novelty in MMR; the usual setting in extractive summarisation
-_NOISE = re.compile(r"https?://|www\.|github|\bcode (?:is|and data are|will be) (?:publicly )?(?:available|released)|"
+_NOISE = re.compile(r"https?://|www\.|github|\b(?:code|data|models?|datasets?|weights)\b[^.]{0,60}\b(?:publicly "
+                    r"available|released?|open[- ]sourced?)\b|\breleas\w* (?:\w+ ){0,3}(?:code|data|models?|"
+                    r"datasets?)\b|\bcode (?:is|and data are|will be) (?:publicly )?(?:available|released)|"
                     r"\bavailable at\b|\.\.\.|…|\bet al\b|\bsection \d|\bfig(?:ure)?\.? ?\d|\btable \d", re.I)
 # Back-references inside a sentence ("addresses both challenges", "utilizing PRM, it refines"):
 # quoted alone, the sentence would point at text the reader does not have.
-_BACK_REFERENCE = re.compile(r"\b(?:these|those|both|such|the above|the aforementioned|this) (?:challenges?|issues?|"
-                             r"problems?|limitations?|gaps?|shortcomings?|methods|approaches|works|tasks|settings)\b",
-                             re.I)
+_BACK_REFERENCE = re.compile(
+    r"\b(?:these|those|both|such|the above|the aforementioned|this) (?:challenges?|issues?|problems?|limitations?|"
+    r"gaps?|shortcomings?|methods?|approach(?:es)?|works|tasks?|settings?|frameworks?|models?|paradigms?|designs?|"
+    r"datasets?|benchmarks?|techniques?|process(?:es)?|stages?|modules?|pipelines?|systems?)\b"
+    r"|\b(?:address|tackl|solv|mitigat|overcom|alleviat)\w* (?:this|these|it|them)\b", re.I)
 # A preposition left before punctuation: the source's citation was removed ("As shown in [2], ..." ->
 # "As shown in, ..."); the sentence no longer reads.
 _CITATION_GAP = re.compile(r"\b(?:in|by|see|from|of|and|to|cf|following|following the work of)\s*[,.;:)]", re.I)
-_EARLY_PRONOUN = re.compile(r"^(?:\S+\s+){0,5}?(?:it|they|them|these|those)\b", re.I)
+_EARLY_PRONOUN = re.compile(r"^(?:\S+\s+){0,5}?(?:it|they|them|these|those|their|the (?:first|second|third|"
+                            r"fourth|former|latter))\b", re.I)
+_ABSTRACT_LABEL = re.compile(r"^\s*(?:abstract|summary)\s*[:.\-–—]\s*", re.I)  # "Abstract: ..." in the source
 _ENCODE_LOCK = threading.Lock()  # one encoder call at a time: parallel branches share one CPU model
 NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
@@ -131,7 +139,8 @@ def candidate_sentences(papers: Sequence[dict]) -> list[Candidate]:
     """Usable, role-tagged sentences of every paper's whole abstract (local keys 1..K)."""
     out = []
     for key, paper in enumerate(papers, start=1):
-        said = sentences(_plain(untrusted(paper.get("abstract") or "")))
+        abstract = _ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or ""))
+        said = sentences(_plain(abstract))
         for position, raw in enumerate(said):
             if looks_like_injection(raw):
                 continue
@@ -165,7 +174,11 @@ def select(candidates: Sequence[Candidate], vectors: np.ndarray, query: np.ndarr
     sims = np.round(vectors @ vectors.T, 4)
     n = len(candidates)
     centrality = (sims.sum(axis=1) - np.diag(sims)) / max(1, n - 1)
-    salience = np.round((centrality + np.round(vectors @ query, 4)) / 2, 4)
+    # How well a sentence stands for its own paper: cosine to the centroid of that paper's candidates.
+    keys = np.array([c.key for c in candidates])
+    centroids = {k: _unit_rows(vectors[keys == k].mean(axis=0, keepdims=True))[0] for k in set(keys.tolist())}
+    representative = np.round(np.array([vectors[i] @ centroids[keys[i]] for i in range(n)]), 4)
+    salience = np.round((centrality + np.round(vectors @ query, 4) + representative) / 3, 4)
     papers = sorted({c.key for c in candidates})
     budget = per_paper * len(papers)
     chosen: list[int] = []
@@ -201,13 +214,24 @@ def _years(papers: Sequence[dict]) -> str:
     return f", published in {years[0]}" if len(years) == 1 else f", published between {years[0]} and {years[-1]}"
 
 
-def opening_sentence(title: str, papers: Sequence[dict]) -> str:
-    """Names the theme, how many works the subsection covers and who wrote them: facts only."""
-    handles = [f"{paper_handle(p)[0]} [{k}]" for k, p in enumerate(papers, start=1)]
-    listing = handles[0] if len(handles) == 1 else ", ".join(handles[:-1]) + f" and {handles[-1]}"
+def _listing(papers: Sequence[dict], keys: Sequence[int]) -> str:
+    handles = [f"{paper_handle(papers[k - 1])[0]} [{k}]" for k in keys]
+    return handles[0] if len(handles) == 1 else ", ".join(handles[:-1]) + f" and {handles[-1]}"
+
+
+def opening_sentence(title: str, papers: Sequence[dict], *, list_works: bool) -> str:
+    """Names the theme, how many works the subsection covers and their years: facts only. With
+    ``list_works`` (nothing else to say) it also names and cites every work."""
     noun = "work" if len(papers) == 1 else "works"
+    listing = f": {_listing(papers, range(1, len(papers) + 1))}" if list_works else ""
     return (f"This subsection reviews {count_words(len(papers))} {noun} on {theme_phrase(title)}"
-            f"{_years(papers)}: {listing}.")
+            f"{_years(papers)}{listing}.")
+
+
+def uncovered_sentence(papers: Sequence[dict], keys: Sequence[int]) -> str:
+    """Papers of the subsection none of whose abstract sentences was usable: named, not skipped."""
+    verb = "was" if len(keys) == 1 else "were"
+    return f"The work{'s' if len(keys) > 1 else ''} of {_listing(papers, keys)} {verb} also retrieved for this theme."
 
 
 def _compose(chosen: list[Candidate], papers: Sequence[dict], order: dict[int, int]) -> list[list[str]]:
@@ -259,9 +283,8 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
     if not papers:
         return ""
     candidates = candidate_sentences(papers)
-    opening = opening_sentence(title, papers)
     if not candidates:
-        return opening
+        return opening_sentence(title, papers, list_works=True)
     query = " ".join(untrusted(t, 300) for t in (title, description) if t)
     texts = [c.text for c in candidates] + [query or untrusted(title, 300)]
     if encode is None:
@@ -274,7 +297,8 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
     for i in chosen_idx:  # papers in the order their first sentence was chosen (most salient first)
         order.setdefault(candidates[i].key, len(order))
     paragraphs = _compose([candidates[i] for i in chosen_idx], papers, order)
-    if not paragraphs:
-        return opening
-    paragraphs[0].insert(0, opening)
+    paragraphs[0].insert(0, opening_sentence(title, papers, list_works=False))
+    uncovered = [k for k in range(1, len(papers) + 1) if k not in order]
+    if uncovered:
+        paragraphs[-1].append(uncovered_sentence(papers, uncovered))
     return "\n\n".join(" ".join(p) for p in paragraphs)

@@ -83,6 +83,20 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(text.strip()) if s.strip()]
 
 
+def citation_units(text: str) -> list[str]:
+    """What a citation marker is attached to: sentences of prose, and each row of a pipe table on
+    its own (a row describes one paper; lumping a table into one "sentence" would attach every
+    row's claim to every paper)."""
+    units: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip()):
+        lines = paragraph.splitlines()
+        if lines and all(line.lstrip().startswith("|") for line in lines):
+            units.extend(line.strip() for line in lines if not re.fullmatch(r"\|(?:\s*:?-+:?\s*\|)+", line.strip()))
+        else:
+            units.extend(sentences(" ".join(lines)))
+    return units
+
+
 def sentence_key(sentence: str) -> str:
     """Compare sentences without their citation markers, case or punctuation."""
     return normalize_title(PAPER_MARKER.sub("", CITATION_MARKER.sub("", sentence)))

@@ -182,9 +182,13 @@ def validate_prose(text: str, *, min_words: int = 40) -> list[str]:
         reasons.append(f"asks the reader questions ({questions})")
     if any(_IMPERATIVE_START.match(s) for s in said):
         reasons.append("contains instructions (imperative sentences)")
+    if any(s.rstrip().endswith("!") for s in said):
+        reasons.append("exclamations (not survey prose)")
+    if re.search(r"\b(?:you|your|yours)\b", plain, re.I):
+        reasons.append("addresses the reader ('you')")
     lines = [line for line in raw.splitlines() if line.strip()]
     debris = sum(bool(_DEBRIS_LINE.match(line)) for line in lines)
-    if debris and debris >= max(2, len(lines) // 3):
+    if debris and (debris >= max(2, len(lines) // 3) or _DEBRIS_LINE.match(lines[0])):
         reasons.append(f"list, Markdown or JSON debris ({debris} of {len(lines)} lines)")
     if said:
         lengths = [len(s.split()) for s in said]

@@ -106,6 +106,7 @@ def write_subsection(task: dict, deps: GenerationDeps) -> dict:
             model_text, removed = collapse_loops(clean_generated(str(outcome.value)))
             model_text = trim_incomplete(markdown_safe(model_text))
             draft["loops_removed"] = removed
+            why = "model text empty after clean-up (headings, echoed tags and markup removed)"
     n = len(task["papers"])
     text, decision = choose(
         "write_subsection", sid, model_text, floor, score=interim_content_score(task["papers"]),

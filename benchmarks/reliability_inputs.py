@@ -74,6 +74,39 @@ def poisoned_rows(scratch, tmp: Path) -> list[str]:
     return rows, len(FORBIDDEN)
 
 
+def corpus_rows(corpus: Path) -> list[str]:
+    """The sanitizer on every real abstract: what it changes, what it costs, what it wrongly flags."""
+    import gzip
+    import json
+    import re
+
+    from surveygraph.agents.text import CITATION_MARKER
+    from surveygraph.sanitize import looks_like_injection, untrusted
+
+    with gzip.open(corpus, "rt", encoding="utf-8") as fh:
+        abstracts = [json.loads(line).get("abstract") or "" for line in fh]
+    started = time.perf_counter()
+    clean = [untrusted(a) for a in abstracts]
+    per_abstract = (time.perf_counter() - started) / len(abstracts)
+    changed = sum(1 for a, c in zip(abstracts, clean) if " ".join(a.split()) != c)
+    sentences = [s for c in clean for s in re.split(r"(?<=[.!?])\s+", c) if s]
+    started = time.perf_counter()
+    flagged = [s for s in sentences if looks_like_injection(s)]
+    per_sentence = (time.perf_counter() - started) / len(sentences)
+    rows = [
+        f"| abstracts | {len(abstracts):,} |",
+        f"| changed beyond whitespace by `untrusted()` | {changed:,} |",
+        f"| with a citation-like bracket (\"[2]\", \"[1, 3]\") before / after | "
+        f"{sum(1 for a in abstracts if CITATION_MARKER.search(a)):,} / {sum(1 for c in clean if CITATION_MARKER.search(c))} |",
+        f"| with a tag-like `<` before / after | {sum(1 for a in abstracts if re.search(r'<[/A-Za-z]', a)):,} / "
+        f"{sum(1 for c in clean if '<' in c)} |",
+        f"| `untrusted()` per abstract | {per_abstract * 1000:.2f} ms |",
+        f"| sentences checked by `looks_like_injection()` | {len(sentences):,} ({per_sentence * 1e6:.0f} µs each) |",
+        f"| sentences flagged (real abstracts hold no injection: each is a false positive) | {len(flagged)} |",
+    ]
+    return rows, flagged
+
+
 def _poison_row(label: str, run_dir: Path, forbidden_in) -> str:
     counts = []
     for name in EXPORTS:
@@ -85,6 +118,7 @@ def _poison_row(label: str, run_dir: Path, forbidden_in) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "reliability_inputs.md")
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data", help="shared data (corpus)")
     args = parser.parse_args()
     offline_env()
     from tests.bad_inputs import make_scratch
@@ -94,6 +128,8 @@ def main() -> None:
         scratch = make_scratch(Path(tmp) / "scratch")
         inputs = bad_input_rows(scratch)
         poison, n_forbidden = poisoned_rows(scratch, Path(tmp))
+    corpus = args.data / "corpus" / "arxiv_2025_2026.jsonl.gz"
+    sanitizer, flagged = corpus_rows(corpus) if corpus.is_file() else ([f"| corpus not found at {corpus} | |"], [])
     load = load_average()
     lines = [
         "# Inputs and injection",
@@ -126,6 +162,19 @@ def main() -> None:
         "|---|---|---|---|---|",
         *poison,
         "",
+        "## The sanitizer on the real corpus",
+        "",
+        "Every abstract of `arxiv_2025_2026.jsonl.gz` through `sanitize.untrusted()`, then each sentence through "
+        "`looks_like_injection()`. The injection patterns were tuned on flagged sentences of abstracts "
+        "10,000-74,728 in an earlier pass (untuned: 6 of 233,560 and 8 of 268,463 sentences flagged), so the "
+        "count below is not a held-out figure.",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        *sanitizer,
+        "",
+        *(["Flagged sentences (dropped from exported surveys if quoted):", ""]
+          + [f"- {_cell(s, 200)}" for s in flagged[:10]] + [""] if flagged else []),
     ]
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print(args.out)

@@ -10,13 +10,15 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
+from ..settings import EmbeddingSettings
+from .common import console, get_settings, out
 
 # `corpus ingest` of a file that ends early (truncated .gz): what was read is stored, the exit is 3.
 EXIT_INCOMPLETE_INPUT = 3
-from .common import console, get_settings, out
 
-_MODEL_HELP = ("Embedding model: minilm (accurate, default), minilm-static (fast: use it for large corpora), "
-               "or a sentence-transformers name/path. An existing index keeps its own model.")
+_MODEL_HELP = ("Embedding model: minilm-static (fast, for large corpora), minilm (accurate), or a "
+               "sentence-transformers name/path (default: settings embedding.model, "
+               f"{EmbeddingSettings.model_fields['model'].default}). An existing index keeps its own model.")
 _YEARS = re.compile(r"^\s*(\d{4})\s*(?:-\s*(\d{4})\s*)?$")
 
 
@@ -136,12 +138,17 @@ def stats(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help
         out.print(f"{key}: {value}", highlight=False)
 
 
-def repair(ctx: typer.Context) -> None:
+def repair(
+    ctx: typer.Context,
+    rebuild_chroma: bool = typer.Option(False, "--rebuild-chroma", help=(
+        "Set the embedded Chroma directory aside and rebuild it from the search index's vectors "
+        "(for a Chroma store that crashes when opened).")),
+) -> None:
     """Make Chroma and the search index agree with the paper table (after a crash or kill)."""
     from ..retrieval.corpus import Corpus
 
     corpus = Corpus(get_settings(ctx), notify=_notify)
-    before = corpus.repair(progress=True)
+    before = corpus.repair(progress=True, rebuild_chroma=rebuild_chroma)
     after = corpus.check()
     console.print(
         f"before: papers {before.papers}, search index {before.index}, chroma {before.chroma}; "

@@ -76,7 +76,7 @@ def evaluate_command(
     topic: Optional[str] = typer.Option(None, "--topic", help="Topic label (default: the file name)."),
     tau: Optional[float] = typer.Option(None, "--tau", help="Fixed alignment threshold τ for every component (default: the encoder-calibrated τ; 0.95 = SurveyLens)."),
     lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1 (default 1.0)."),
-    sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine (paper) or chroma_l2 (2cos-1, SGSimEval's code)."),
+    sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine (paper) or chroma_l2 (2cos-1, SGSimEval's code); default cosine."),
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
 ) -> None:
     """Score one survey draft: structure, citation integrity, coverage, alignment, similarity, judges."""
@@ -136,8 +136,8 @@ def leaderboard_command(
     judge_llm: Optional[str] = typer.Option(None, "--judge-llm", help=JUDGE_LLM_HELP),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty --out folder."),
     tau: Optional[float] = typer.Option(None, "--tau", help="Fixed alignment threshold τ for every component (default: the encoder-calibrated τ; 0.95 = SurveyLens)."),
-    lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1."),
-    sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine or chroma_l2."),
+    lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1 (default 1.0)."),
+    sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine or chroma_l2 (default cosine)."),
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
     rank_by: str = typer.Option("quality", "--rank-by", help="quality (mean quality.overall, the validated offline score) or alignment (mean rank of the reference-alignment metrics)."),
 ) -> None:

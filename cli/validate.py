@@ -35,14 +35,21 @@ def _progress(total: int, label: str):
 
 
 def _command_line() -> str:
-    return "surveygraph " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    """The command as typed, with any evaluation setting given through the environment."""
+    import os
+
+    env = [f"{k}={shlex.quote(v)}" for k, v in sorted(os.environ.items()) if k.startswith("SURVEYGRAPH_EVALUATION__")]
+    return " ".join([*env, "surveygraph", *(shlex.quote(a) for a in sys.argv[1:])])
 
 
 def _print_table(results: dict, disciplines: list[str]) -> None:
     from rich.table import Table
 
-    from ..evaluation.validity_report import _acc, _ci, _f, ordered, own_row
+    from ..evaluation.validity_report import NOTHING_MEASURED, _acc, _ci, _f, anything_measured, ordered, own_row
 
+    if not anything_measured(results):
+        out.print(NOTHING_MEASURED, highlight=False)
+        return
     table = Table(title="Validity: agreement with the reference ranking (ρ, concordance) and human labels")
     for col in ("metric", "kind", "comp.", "ρ", "95% CI", "conc.", *[d[:4] for d in disciplines], "acc."):
         table.add_column(col, justify="left" if col in ("metric", "kind", "comp.") else "right")

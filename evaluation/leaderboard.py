@@ -319,9 +319,16 @@ def display_metrics(board: Leaderboard) -> list[str]:
 
 
 def _validity_table(board: Leaderboard) -> dict[str, str]:
+    """Metric -> measured validity; the quality model's disciplines are its training data, so its
+    leave-one-discipline-out ρ (model_v1.json) is shown beside the harness figure."""
+    from .quality.model import load_model
     from .quality.validity import validity_label
 
-    return {m: validity_label(m) for m in display_metrics(board)}
+    table = {m: validity_label(m) for m in display_metrics(board)}
+    cv = load_model()["cv"] if any(m in QUALITY_METRICS for m in table) else {}
+    for metric in (m for m in table if m in QUALITY_METRICS):
+        table[metric] += f"; LODO ρ {cv[metric.split('.', 1)[1]]['rho_mean']:.2f}"
+    return table
 
 
 def cell(board: Leaderboard, system: str, metric: str) -> str:

@@ -84,7 +84,19 @@ def to_csv(results: dict[str, dict]) -> str:
 
 
 # --- Markdown -------------------------------------------------------------------------------
+NOTHING_MEASURED = ("Nothing was measured: there are no reference scores for these systems and disciplines "
+                    "and no --labels file, so no metric can be checked against people here. The scores "
+                    "themselves are what `surveygraph leaderboard` reports.")
+
+
+def anything_measured(results: dict[str, dict]) -> bool:
+    return any(e["by_component"] or (e.get("labels") or {}).get("pooled", {}).get("accuracy") is not None
+               for e in results.values())
+
+
 def main_table(results: dict[str, dict], disciplines: list[str]) -> list[str]:
+    if not anything_measured(results):
+        return [NOTHING_MEASURED]
     head = ["metric", "kind", "component", "ρ pooled", "95% CI", "concordance", *[d[:4] for d in disciplines],
             "ρ vs overall", "label acc.", "acc. 95% CI"]
     lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "---:|" * (len(head) - 3)]
@@ -163,6 +175,10 @@ def to_markdown(results: dict[str, dict], run: HarnessRun, meta: dict, t4: dict 
              f"{len(run.boards)} discipline(s) ({', '.join(disciplines)}); reference: {meta.get('reference')}; "
              f"labels: {meta.get('labels') or 'none'}.", ""]
     lines += [f"- {note}" for note in meta.get("notes", [])]
+    in_sample = sorted(m for m in results if trained_on(m) & set(disciplines))
+    if in_sample:
+        lines.append(f"- in-sample: {', '.join(in_sample)} were fitted on these disciplines' reference scores, "
+                     "so their ρ here is not a held-out figure (see the model's leave-one-discipline-out CV)")
     lines += ["", "ρ: Spearman between the systems' mean metric and the reference score of the metric's own "
               "component, per discipline, pooled = mean over disciplines; 95% CI: percentile bootstrap "
               "resampling topics within each discipline (disciplines, for metrics without per-topic values). "
@@ -174,8 +190,22 @@ def to_markdown(results: dict[str, dict], run: HarnessRun, meta: dict, t4: dict 
     return "\n".join(lines) + "\n"
 
 
+def trained_on(metric: str) -> set[str]:
+    """Disciplines a learned metric was fitted on (the quality model's ``training_data``), so a
+    validity measured on them is in-sample; empty for formula metrics."""
+    if not metric.startswith("quality."):
+        return set()
+    path = Path(__file__).resolve().parent / "quality" / "model_v1.json"
+    try:
+        return set(json.loads(path.read_text(encoding="utf-8"))["training_data"]["disciplines"])
+    except (OSError, KeyError, TypeError, ValueError):
+        return set()
+
+
 def package_summary(results: dict[str, dict], meta: dict) -> dict:
-    """The shipped summary the leaderboard reads (schema in the issue-9 brief)."""
+    """The shipped summary the leaderboard reads (schema in the issue-9 brief); a learned metric
+    validated on the disciplines it was fitted on is marked ``in_sample``."""
+    validated = set(meta.get("disciplines", {}))
     metrics = {}
     for name in ordered(results):
         e = results[name]
@@ -185,7 +215,8 @@ def package_summary(results: dict[str, dict], meta: dict) -> dict:
             continue
         metrics[name] = {"component": e["component"], "rho": row.get("rho"),
                          "rho_ci": row.get("rho_ci", [None, None]), "concordance": row.get("concordance"),
-                         "n_disciplines": row.get("n_disciplines", 0), "pairwise_accuracy": acc}
+                         "n_disciplines": row.get("n_disciplines", 0), "pairwise_accuracy": acc,
+                         "in_sample": bool(trained_on(name) & validated)}
     return {"generated_by": meta.get("command", ""), "date": meta.get("date", ""),
             "encoder": meta.get("encoder", ""), "tau": meta.get("tau"), "metrics": metrics}
 

@@ -35,6 +35,8 @@ CAP_SLACK_TOKENS = 16
 
 def _is_transient(exc: BaseException) -> bool:
     """Only errors a second try can fix: no programming errors, no request the server refused."""
+    if not isinstance(exc, Exception):  # Ctrl-C (KeyboardInterrupt), SystemExit: stop, never retry
+        return False
     if isinstance(exc, _NOT_RETRIED) or is_refusal(exc):
         return False
     return type(exc).__name__ not in _CONFIG_ERROR_NAMES + ("BadRequestError", "UnprocessableEntityError")

@@ -235,10 +235,15 @@ class Corpus:
             report.repaired = max(0, fixed - len(fresh))
         return report
 
-    def repair(self, *, progress: bool = True) -> StoreCheck:
-        """Bring Chroma and the search index in line with the paper table; returns what was wrong."""
+    def repair(self, *, progress: bool = True, rebuild_chroma: bool = False) -> StoreCheck:
+        """Bring Chroma and the search index in line with the paper table; returns what was wrong.
+        ``rebuild_chroma``: set an embedded Chroma aside (``chroma.broken-<time>``) and rebuild it
+        from the index's vectors, for a Chroma directory that no longer opens."""
         with self._lock:
             self._reload()
+            if rebuild_chroma and not self.settings.store.chroma_url and (self._store_dir / "chroma").is_dir():
+                (self._store_dir / "chroma").rename(self._store_dir / f"chroma.broken-{int(time.time())}")
+                self._chroma = None
             before = self._check_locked()
             self._reconcile({}, progress)
         return before

@@ -49,6 +49,9 @@ class PaperTable:
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO papers (id, json) VALUES (?, ?)", rows)
             self._db.commit()
+            # Fold the WAL into the main file now: a home made read-only later is opened as
+            # immutable, which does not read a WAL left behind by a killed process.
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def get(self, ids: Sequence[str]) -> dict[str, Paper]:
         found: dict[str, Paper] = {}

@@ -12,8 +12,8 @@ mix. Readers load the generation ``CURRENT`` names and never lock or write, so s
 next to an ingest and on a read-only home. The previous generation is kept for readers that
 were loading it while the swap happened.
 
-Dense search is exact (one matrix-vector product over the stored unit vectors, ~10 ms at 75k
-papers) with ties broken by paper id: the same store, query and settings give the same ranked
+Dense search is exact (one matrix-vector product over the stored unit vectors, tens of ms at
+75k papers) with ties broken by paper id: the same store, query and settings give the same ranked
 list in every process. Chroma's HNSW index answered approximately, and each process rebuilt the
 part of it not yet persisted from Chroma's log in its own order, so lists differed between
 processes below rank ~100 (see docs/corpus.md).

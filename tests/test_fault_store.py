@@ -255,3 +255,18 @@ def test_store_of_an_older_version_gets_its_index_once(home, expected_ab, slices
     assert "building" not in second.stderr and second.stdout == first.stdout
     assert sg(home, "corpus", "ingest", str(slices["B"])).returncode == 0
     assert_consistent(home, expected_ab)
+
+
+def test_broken_chroma_does_not_stop_searches_and_is_rebuilt(home, slices):
+    """Garbage in Chroma's files (what a crash inside Chroma can leave): searches do not open
+    Chroma, and `corpus repair --rebuild-chroma` sets it aside and rebuilds it from the index."""
+    for path in (home / "store" / "chroma").rglob("*"):
+        if path.is_file():
+            path.write_bytes(b"\x00garbage" * 64)
+    search = sg(home, "corpus", "search", "image segmentation", "--json", "-k", "5")
+    assert search.returncode == 0 and len(json.loads(search.stdout)) == 5, search.stderr
+    repair = sg(home, "corpus", "repair", "--rebuild-chroma")
+    assert repair.returncode == 0, repair.stderr
+    assert list((home / "store").glob("chroma.broken-*"))  # set aside, not deleted
+    assert_consistent(home, store_ids(home))
+    assert len(store_ids(home)) == 1500

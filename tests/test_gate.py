@@ -122,3 +122,36 @@ def test_writer_falls_back_to_the_synthesis_on_bad_text(tmp_path):
         gate = update["gate"]["write_subsection:1.1"]
         assert gate["winner"] == "floor" and update["fallbacks"][0]["node"] == "write_subsection"
         assert update["fallbacks"][0]["reason"] == "floor kept: " + gate["reason"]
+
+
+def test_graph_with_scripted_models_good_text_wins_bad_text_falls_back(shared_data, tmp_path):
+    """End to end over the real corpus slice: a capable scripted writer's drafts pass the gate in
+    every subsection; a writer that returns the 270M model's noise leaves every subsection to the
+    floor, which is still a cited multi-paper synthesis."""
+    import re
+
+    from tests.generation_helpers import corpus_home, scripted_models, small_settings, survey_responder
+    from surveygraph.graphs.runner import build_deps, start_run
+
+    home = corpus_home(shared_data)
+    noise = local_model_noise()[0]
+
+    def noisy(prompt: str) -> str:
+        return noise if "TASK: write one subsection" in prompt else survey_responder(prompt)
+
+    gates = {}
+    for name, responder in (("good", survey_responder), ("bad", noisy)):
+        _model, chat = scripted_models(responder)
+        result = start_run("Retrieval-Augmented Generation for Large Language Models",
+                           build_deps(small_settings(home), chat_models=chat), runs_dir=tmp_path / name)
+        manifest = json.loads((result.run_dir / "manifest.json").read_text())
+        gates[name] = {k: g["winner"] for k, g in manifest["gate"].items() if k.startswith("write_subsection")}
+        survey = json.loads((result.run_dir / "survey.json").read_text())
+        for section in survey["sections"]:
+            # (the good writer's drafts repeat each other, so polish may leave one citation there)
+            if section["level"] == 2 and name == "bad":
+                cited = {n for group in re.findall(r"\[([\d,\s]+)\]", section["text"]) for n in group.split(",")}
+                assert len(cited) >= 2, section["text"][:200]
+                assert not re.search(r"\(\d{4}\): ", section["text"])
+    assert len(gates["good"]) == 4 and set(gates["good"].values()) == {"model"}
+    assert len(gates["bad"]) == 4 and set(gates["bad"].values()) == {"floor"}

@@ -21,7 +21,6 @@ import pytest
 
 from tests.generation_helpers import rag_papers
 
-pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 TOPIC = "Retrieval-Augmented Generation"
 OPTIONS = {"sections": 1, "subsections": 1, "outline_demos": "none", "papers_per_subsection": 3,
@@ -97,6 +96,7 @@ def _assistants(client) -> dict[str, str]:
     return {a["graph_id"]: a["assistant_id"] for a in found}
 
 
+@pytest.mark.slow
 def test_both_graphs_served_with_schemas_and_runs(server):
     client, home, log = server
     assistants = _assistants(client)
@@ -152,3 +152,42 @@ def test_both_graphs_served_with_schemas_and_runs(server):
     names = {m["name"] for m in report["metrics"]}
     assert "structure.sections" in names or any(n.startswith("structure.") for n in names)
     assert any(n.startswith("integrity.") for n in names)
+
+
+def test_studio_graphs_in_process_take_options_from_the_context(shared_data, tmp_path, monkeypatch):
+    """The same compiled graphs without a server (fast): the context picks the options, a run
+    opens its folder first, and the evaluation graph returns a report."""
+    import importlib.util
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from surveygraph.llm import roles
+    from tests.generation_helpers import corpus_home, scripted_models
+
+    model, _ = scripted_models()
+    monkeypatch.setattr(roles, "make_chat_model", lambda spec, settings: model)
+    home = tmp_path / "home"
+    import shutil
+
+    shutil.copytree(corpus_home(shared_data), home)
+    monkeypatch.setenv("SURVEYGRAPH_HOME", str(home))
+    monkeypatch.setenv("SURVEYGRAPH_LLM__CACHE", "false")
+    spec = importlib.util.spec_from_file_location("studio_in_process", REPO / "graphs" / "studio.py")
+    studio = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(studio)  # settings are read here, once
+
+    graph = studio.generation.copy(update={"checkpointer": InMemorySaver()})
+    config = {"configurable": {"thread_id": "t1"}}
+    context = {"sections": 1, "subsections": 1, "outline_demos": "none", "self_evaluate": False}
+    out = graph.invoke({"topic": TOPIC}, config, context=context)
+    run_dir = Path(out["run_dir"])
+    assert run_dir.parent == home.resolve() / "runs" and (run_dir / "survey.md").is_file()
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["settings"]["generation"]["sections"] == 1 and record["server"]["thread_id"] == "t1"
+    assert len(out["outline"]) == 1 and "evaluation" not in out
+    # Nothing but plain data in the checkpointed state.
+    json.dumps(graph.get_state(config).values)
+
+    scored = studio.evaluation.invoke({"survey": str(run_dir / "survey.md")},
+                                      context={"metrics": ["structure", "integrity"]})
+    assert any(m["name"].startswith("structure.") for m in scored["report"]["metrics"])

@@ -89,3 +89,14 @@ def test_bibtex_has_arxiv_eprint_fields_in_citation_order():
     assert fields["title"] == r"{Sub-$O(n^2)$ \ensuremath{\mu}-Attention}"
     assert fields["author"] == r"Ann \"{O}. Author and Bo Writer"
     assert {f.key: f.value for f in second.fields}["title"] == r"{Plain \& Simple}"
+
+
+def test_compiling_without_tex_says_so(tmp_path, monkeypatch):
+    from surveygraph.agents import latex_document
+    from surveygraph.errors import UserError
+
+    monkeypatch.setattr(latex_document.shutil, "which", lambda name: None)
+    tex = tmp_path / "survey.tex"
+    tex.write_text(to_latex(Survey(title="T")), encoding="utf-8")
+    with pytest.raises(UserError, match="no TeX engine found.*compiles by hand"):
+        latex_document.compile_pdf(tex)

@@ -83,14 +83,16 @@ def test_self_evaluation_without_human_or_bench_is_structure_and_integrity_only(
     draft, _ = surveys
     report = evaluate_survey(draft, load_settings())
     families = {m.family for m in report.metrics}
-    assert families == {"structure", "integrity"}
+    assert families == {"structure", "integrity", "quality"}  # quality: offline, needs no human/encoder
     assert report.get("structure.references").value == 3.0
     assert report.get("integrity.uncited_references").value == 1.0  # [3] is never cited
 
 
 def test_full_report_on_small_surveys(tmp_home, surveys, bench_file):
     draft, human = surveys
-    report = evaluate_survey(draft, load_settings(), human=human, bench_refs=bench_file)
+    # tau_mode "paper": the assertion below is about SurveyLens' fixed τ = 0.95.
+    report = evaluate_survey(draft, load_settings(**{"evaluation.tau_mode": "paper"}), human=human,
+                             bench_refs=bench_file)
     values = report.flat()
     for name in ("sam_r", "ra_align_f1", "ra_align_f1.outline", "ra_align_f1.content", "ra_align_f1.reference",
                  "tau_maxsim", "sgsim.sigma", "sgsim.sigma.outline", "sgsim.sigma.content",

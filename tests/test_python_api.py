@@ -119,3 +119,25 @@ def test_import_is_lazy_and_python_dash_m_works():
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
     proc = subprocess.run([sys.executable, "-m", "surveygraph", "--help"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "generate" in proc.stdout and "Usage: surveygraph" in proc.stdout
+
+
+def test_ctrl_c_in_generate_names_the_run_and_resume_finishes_it(reader_folder, monkeypatch):
+    from surveygraph.graphs import generation
+    from surveygraph.graphs.runner import RunInterrupted
+
+    real_frame = generation.write_frame
+
+    def ctrl_c(state, deps):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(generation, "write_frame", ctrl_c)
+    with pytest.raises(RunInterrupted) as stopped:
+        sg.generate("Retrieval-Augmented Generation", sections=1, subsections=1, out="runs")
+    assert isinstance(stopped.value, KeyboardInterrupt)
+    run_dir = stopped.value.run_dir
+    assert run_dir.parent == (reader_folder / "runs").resolve() and not (run_dir / "survey.md").exists()
+    monkeypatch.setattr(generation, "write_frame", real_frame)
+    lines: list[str] = []
+    run = sg.resume(run_dir, on_progress=lines.append)
+    assert run.run_id == stopped.value.run_id and run.markdown.is_file()
+    assert not any(line.startswith(("plan:", "read ", "write ")) for line in lines), lines  # not redone

@@ -110,7 +110,12 @@ def test_help_states_the_true_defaults():
     assert "(default: evaluation.judges, none)" in generate and ev.judges == []
     assert f"First-level sections (default: {gen.sections})" in _help("ablate")
     evaluate = _help("evaluate")
-    assert f"(default {ev.lam})" in evaluate
+    assert f"(default {ev.lam})" in evaluate and f"default {ev.sim_mode}" in evaluate
+    leaderboard = _help("leaderboard")
+    assert f"(default {ev.lam})" in leaderboard and f"(default {ev.sim_mode})" in leaderboard
+    from surveygraph.settings import EmbeddingSettings
+
+    assert f"(default: settings embedding.model, {EmbeddingSettings().model})" in _help("corpus", "ingest")
     from surveygraph.settings import default_home
 
     assert f"(default: {default_home()})" in _help()
@@ -165,3 +170,22 @@ def test_no_third_party_progress_lines(tmp_path):
     assert "ra_align_f1" in proc.stdout
     for noise in ("Loading weights", "Batches", "it/s]", "%|"):
         assert noise not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_ctrl_c_inside_a_model_call_is_not_retried():
+    """KeyboardInterrupt raised while a model answers (where Ctrl-C lands in a real run) stops
+    the call at once: the retry layer used to treat it as a transient error and try again."""
+    from surveygraph.llm import LLMClient, TokenMeter
+    from tests.scripted_llm import ScriptedChatModel
+
+    calls = []
+
+    def ctrl_c(prompt: str) -> str:
+        calls.append(prompt)
+        raise KeyboardInterrupt
+
+    client = LLMClient(ScriptedChatModel(responder=ctrl_c), spec="scripted", meter=TokenMeter(), retries=3,
+                       retry_wait_seconds=0.0)
+    with pytest.raises(KeyboardInterrupt):
+        client.complete("TASK: write the abstract", node="write_frame")
+    assert len(calls) == 1

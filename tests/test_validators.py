@@ -104,3 +104,25 @@ def test_real_abstracts_are_accepted_as_prose(shared_data):
 def test_trim_incomplete_keeps_complete_sentences():
     assert trim_incomplete("Dense retrievers embed queries. Sparse ones match terms and") == "Dense retrievers embed queries."
     assert trim_incomplete("A complete sentence.") == "A complete sentence."
+
+
+def test_real_introduction_from_the_main_job_is_rejected():
+    """The 270M model's introduction that an early gate let through (exclamations, 'you', a bullet)."""
+    record = json.loads((FIXTURES / "main_run_introduction.json").read_text())
+    reasons = validate_prose(record["output"], min_words=60)
+    assert "exclamations (not survey prose)" in reasons and "addresses the reader ('you')" in reasons
+
+
+def test_subsection_must_add_to_its_section_and_copied_titles_count_without_subtitle():
+    """From the main job: the model's subsection "Graph Retrieval-Augmented Generation for Large
+    Language Models" under the section "Graph Retrieval-Augmented Generation"."""
+    from surveygraph.agents.planner import prompt_title_keys
+
+    kept, rejected = checked_entries([{"title": "Graph Retrieval-Augmented Generation for Large Language Models"}], 1,
+                                     topic=TOPIC, taken=set(), prompt_titles=set(),
+                                     parent="Graph Retrieval-Augmented Generation")
+    assert not kept and "adds nothing to its section's heading and the topic" in rejected[0]["reasons"]
+    keys = prompt_title_keys([{"title": "RouteRAG: Efficient Retrieval-Augmented Generation from Text and Graph"}])
+    kept, rejected = checked_entries([{"title": "Efficient Retrieval-Augmented Generation from Text and Graph"}], 1,
+                                     topic=TOPIC, taken=set(), prompt_titles=keys)
+    assert not kept and "copies a paper title from the prompt" in rejected[0]["reasons"]

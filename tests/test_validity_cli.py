@@ -174,6 +174,11 @@ def test_validate_without_reference_still_reports_labels(tmp_home, tmp_path):
     sections = data["metrics"]["structure.sections"]
     assert sections["by_component"] == {}
     assert sections["labels"]["pooled"]["accuracy"] == 1.0
+    # no reference and no labels: the run still completes and says that nothing was measured
+    res = CliRunner().invoke(app, ["validate", str(root), "--human-dir", str(root / "HumanSurvey"),
+                                   "--metrics", "structure", "--out", str(tmp_path / "o2"), "--bootstrap", "20"])
+    assert res.exit_code == 0, res.output
+    assert "Nothing was measured" in (tmp_path / "o2" / "validity.md").read_text()
 
 
 def _outline_score_responder(prompt: str) -> str:

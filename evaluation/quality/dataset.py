@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ...errors import UserError
 from ..jsonl import read_jsonl
-from .features import ALL_FEATURES, OUTLINE_FEATURES, outline_features, survey_features
+from .features import ALL_FEATURES, outline_features, survey_features
 
 FEATURE_VERSION = hashlib.sha1(",".join(ALL_FEATURES).encode() + (Path(__file__).parent / "features.py")
                                .read_bytes()).hexdigest()[:12]
@@ -137,5 +137,3 @@ def load_outline_labels(path: Path) -> list[OutlineLabel]:
             lines_b=sum(1 for ln in b.splitlines() if ln.strip())))
     return labels
 
-
-OUTLINE_ONLY = OUTLINE_FEATURES

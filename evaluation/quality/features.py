@@ -31,15 +31,14 @@ _NUMBERING = re.compile(r"^\s*(?:section\s+\d+:?\s*|\d+(?:\.\d+)*\.?|[IVXLC]+\.|
                         re.I)
 # Headings that say nothing about the topic (SurveyLens' outline rubric asks for informative,
 # topic-specific structure); matched on the whole normalised heading.
-GENERIC_HEADINGS = frozenset("""
-abstract keywords introduction background overview conclusion conclusions discussion summary
-references bibliography acknowledgements acknowledgments appendix preliminaries related work
-future work future directions future research directions challenges open challenges methods
-methodology results motivation scope contributions outline structure of the survey
-challenges and future directions challenges and open problems conclusion and future work
-""".split("\n")) | frozenset(w for w in """abstract keywords introduction background overview conclusion
-conclusions discussion summary references bibliography appendix preliminaries methods methodology
-results motivation contributions""".split())
+GENERIC_HEADINGS = frozenset(phrase.strip() for phrase in """
+abstract, keywords, introduction, background, overview, conclusion, conclusions, discussion, summary,
+references, bibliography, acknowledgements, acknowledgments, appendix, preliminaries, related work,
+future work, future directions, future research directions, challenges, open challenges, methods,
+methodology, results, motivation, scope, contributions, outline, structure of the survey,
+challenges and future directions, challenges and open problems, conclusion and future work,
+discussion and conclusion, summary and conclusion, research methodology, limitations
+""".replace("\n", " ").split(","))
 STOPWORDS = frozenset("""a an and are as at be by for from in into is its of on or that the their this
 to with within via using toward towards based about between over under new recent review survey
 literature systematic comprehensive""".split())
