@@ -49,8 +49,12 @@ _TAG = re.compile(r"<\s*/?\s*(?:[A-Za-z][\w:-]*(?:\s[^<>]*)?/?|[!?][^<>]*)>")
 _OPEN_TAG = re.compile(r"<\s*/?\s*(?:[A-Za-z][\w:-]*\s[^<>]*=[^<>]*|(?:script|style|img|iframe|svg|a|object|"
                        r"embed|link|meta|body|html|form|input|paper|draft|outline|data)\b[^<>]*)$", re.I)
 _MD_TARGET = r"(?:\((?:[^()]|\([^()]*\))*\)|\[[^\[\]]*\])"  # (url), (url(with)parens) or [ref]
-_MD_IMAGE = re.compile(r"!\[([^\[\]]*)\]\s*" + _MD_TARGET)
-_MD_LINK = re.compile(r"\[([^\[\]]*)\]\s*" + _MD_TARGET)
+_MD_LABEL = r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"  # [label], also with one level inside: [x [1]]
+# No space between "]" and the target (a Markdown renderer needs none and allows none), and a
+# bracketed number list is a citation, never a link label: "[1] [2]" and "[3] (2020)" stay text.
+_CITATION_LABEL = r"(?!\[\s*\d[\d,;\s\-–]*\](?!\())"
+_MD_IMAGE = re.compile(r"!" + _MD_LABEL + _MD_TARGET)
+_MD_LINK = re.compile(_CITATION_LABEL + _MD_LABEL + _MD_TARGET)
 _MD_FOOTNOTE = re.compile(r"\[\^[^\[\]]*\]")
 _MD_LINE_START = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*|>[ \t]*|[-*_=]{3,}[ \t]*$)", re.M)
 _CODE_FENCE = re.compile(r"`{3,}|~{3,}")

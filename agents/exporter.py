@@ -63,6 +63,25 @@ def safe_body(text: str, n_references: int) -> str:
     return "\n\n".join(paragraphs)
 
 
+_FIGURE_LINE = re.compile(r"^!\[(?P<caption>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((?P<path>[^()\s]+)\)$")
+
+
+def body_with_figures(text: str, n_references: int, figure_paths: set[str]) -> str:
+    """``safe_body`` for a part that may end with our own figure lines: an image paragraph is kept
+    only when it points at a figure this run rendered (``survey["figures"]``), with its caption
+    reduced to plain text; any other image (model or abstract text) is flattened by safe_body."""
+    parts: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text or ""):
+        figure = _FIGURE_LINE.match(paragraph.strip())
+        if figure and figure.group("path") in figure_paths:
+            caption = untrusted(figure.group("caption")).replace("[", "(").replace("]", ")")
+            parts.append(f"![{caption}]({figure.group('path')})")
+        else:
+            kept = safe_body(paragraph, n_references)
+            parts += [kept] if kept else []
+    return "\n\n".join(parts)
+
+
 def build_survey(state: dict) -> Survey:
     """The run's survey as the shared ``Survey`` model (what evaluators read)."""
     data, topic = state["survey"], untrusted(state["topic"])
@@ -73,7 +92,9 @@ def build_survey(state: dict) -> Survey:
         sections.append(SurveySection(heading="Abstract", level=1, text=safe_body(data["abstract"], 0),
                                       section_id="abstract"))
     if data.get("introduction"):
-        sections.append(SurveySection(heading="Introduction", level=1, text=safe_body(data["introduction"], n_refs),
+        figure_paths = {f["path"] for f in data.get("figures") or [] if f.get("path")}
+        sections.append(SurveySection(heading="Introduction", level=1,
+                                      text=body_with_figures(data["introduction"], n_refs, figure_paths),
                                       section_id="introduction"))
         outline.append(OutlineEntry(level=1, title="Introduction"))
     plan = {s["id"]: s for s in state["outline"]}

@@ -90,3 +90,22 @@ def test_build_survey_carries_the_section_text(tmp_path):
 
 def test_pipe_table_renders_empty_cells_as_dash():
     assert pipe_table(["A", "B"], [["x|y", ""]]) == "| A | B |\n|---|---|\n| x\\|y | – |"
+
+
+def test_exported_introduction_keeps_our_figure_and_flattens_foreign_images(tmp_path):
+    from surveygraph.agents.exporter import build_survey, to_markdown
+    from surveygraph.agents.latex_document import to_latex
+
+    data = state(tmp_path)
+    data["survey"] = illustrate(data, deps(tmp_path))["survey"]
+    data["outline"] = [{"id": s["id"], "title": s["title"], "subsections": []} for s in data["survey"]["body"]]
+    path = data["survey"]["figures"][0]["path"]
+    data["survey"]["introduction"] = (
+        "Intro text [1].\n\n![x](http://evil.example/x.png)\n\n"
+        f"![Figure 1: Cited <b>works</b> per year [2].]({path})\n\n![Figure 2: fake](figures/other.png)")
+    survey = build_survey(data)
+    intro = next(s for s in survey.sections if s.section_id == "introduction").text
+    assert f"![Figure 1: Cited works per year.]({path})" in intro.split("\n\n")  # no marker in a caption
+    assert "evil.example" not in intro and "figures/other.png" not in intro  # not rendered by this run
+    assert f"]({path})" in to_markdown(survey)
+    assert "\\includegraphics" in to_latex(survey) and path in to_latex(survey)

@@ -162,3 +162,16 @@ def test_absurd_topics_are_refused_with_a_reason(topic, message):
 def test_normal_topics_pass_and_markup_is_removed():
     assert check_topic("  Retrieval-Augmented Generation for LLMs ") == "Retrieval-Augmented Generation for LLMs"
     assert check_topic("AI <b>Safety</b>") == "AI Safety"
+
+
+def test_links_and_images_with_brackets_inside_their_label_are_flattened():
+    # "[x [1]](url)": a citation-like marker inside the label must not shield the link from removal
+    text = markdown_safe("See ![x [1]](http://evil.example/a.png) and [link [2]](javascript:alert(1)) ok [3].")
+    assert "evil.example" not in text and "javascript" not in text and "](" not in text
+    assert text.endswith("ok [3].")
+
+
+def test_adjacent_citation_markers_are_not_mistaken_for_links():
+    text = markdown_safe("Smith [4] (2020) and others [1] [2] agree [5][6]; a real link [7](http://x.example) is not kept.")
+    assert "[4] (2020)" in text and "[1] [2]" in text and "[5][6]" in text
+    assert "x.example" not in text
