@@ -102,12 +102,14 @@ def _markup_free(text: str) -> str:
         if text == before:
             break
     text = _CODE_FENCE.sub(" ", text)
-    text = _MD_LINE_START.sub("", text)
-    # What is left of < and > is arithmetic or noise: words, so nothing can open a tag or a delimiter.
-    text = text.replace("<=", "≤").replace(">=", "≥").replace("->", "→").replace("<-", "←")
-    text = re.sub(r"<+", " less than ", text)
-    text = re.sub(r">+", " greater than ", text)
+    text = _angles_as_words(_MD_LINE_START.sub("", text))
     return text.replace("[", "(").replace("]", ")")
+
+
+def _angles_as_words(text: str) -> str:
+    """What is left of < and > is arithmetic or noise: words, so nothing can open a tag or a delimiter."""
+    text = text.replace("<=", "≤").replace(">=", "≥").replace("->", "→").replace("<-", "←")
+    return re.sub(r">+", " greater than ", re.sub(r"<+", " less than ", text))
 
 
 def _tidy(text: str) -> str:
@@ -159,10 +161,7 @@ def markdown_safe(text: str | None) -> str:
         if value == before:
             break
     value = _CODE_FENCE.sub(" ", value)
-    value = _MD_LINE_START.sub("", value)
-    value = value.replace("<=", "≤").replace(">=", "≥").replace("->", "→").replace("<-", "←")
-    value = re.sub(r"<+", " less than ", value)
-    value = re.sub(r">+", " greater than ", value)
+    value = _angles_as_words(_MD_LINE_START.sub("", value))
     paragraphs = re.split(r"\n\s*\n", value)
     return "\n\n".join(p for p in (_tidy(p.replace("\n", " ")) for p in paragraphs) if p)
 

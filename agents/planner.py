@@ -21,7 +21,7 @@ from ..prompts import render_prompt
 from .deps import GenerationDeps, guarded_call
 from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
 from .outline_floor import build_outline_floor
-from .plan_vectors import floor_inputs, memory_encoder
+from .plan_vectors import floor_inputs
 from .text import as_data
 from .validators import content_words, validate_heading
 

@@ -195,7 +195,7 @@ def trained_on(metric: str) -> set[str]:
     validity measured on them is in-sample; empty for formula metrics."""
     if not metric.startswith("quality."):
         return set()
-    path = Path(__file__).resolve().parent / "quality" / "model_v1.json"
+    path = Path(__file__).resolve().parent / "quality" / "model_v2.json"
     try:
         return set(json.loads(path.read_text(encoding="utf-8"))["training_data"]["disciplines"])
     except (OSError, KeyError, TypeError, ValueError):

@@ -8,7 +8,7 @@ once in ``papers`` (id -> Paper dump); everything else refers to them by ``paper
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 
 def merge_dicts(left: dict | None, right: dict | None) -> dict:

@@ -199,10 +199,12 @@ class LLMClient:
             self._record(node, entry, structured_mode=mode, parse_ok=True)
             self._store(key, {"json": result.model_dump_json(), **self._usage(conversation, message)})
             return result
-        raise StructuredOutputError(
+        raise self._no_valid(schema, node, errors)
+
+    def _no_valid(self, schema: type, node: str, errors: list[str]) -> StructuredOutputError:
+        return StructuredOutputError(
             f"{self.spec} gave no valid {schema.__name__} for node '{node}' after {len(errors)} attempts; "
-            f"last error: {errors[-1] if errors else 'none'}"
-        )
+            f"last error: {errors[-1] if errors else 'none'}")
 
     def _native_structured(
         self, messages: list[BaseMessage], schema: type[T], node: str, limit: int, key: str
@@ -252,10 +254,7 @@ class LLMClient:
             self._record(node, entry, structured_mode=mode, parse_ok=True)
             self._store(key, {"json": result.model_dump_json(), **self._usage(conversation, message)})
             return result
-        raise StructuredOutputError(
-            f"{self.spec} gave no valid {schema.__name__} for node '{node}' after {len(errors)} attempts; "
-            f"last error: {errors[-1] if errors else 'none'}"
-        )
+        raise self._no_valid(schema, node, errors)
 
     # ------------------------------------------------------------------ plumbing
     def _request(self, limit: int, mode: str | None = None, schema: type[BaseModel] | None = None) -> dict[str, Any]:

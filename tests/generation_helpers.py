@@ -121,6 +121,16 @@ def scripted_models(responder=survey_responder) -> tuple[ScriptedChatModel, dict
     return model, {"planner": model, "writer": model, "judge": model}
 
 
+def use_scripted_model(monkeypatch) -> ScriptedChatModel:
+    """Every role's chat model is one scripted model for this test (no response cache)."""
+    from surveygraph.llm import roles
+
+    model, _ = scripted_models()
+    monkeypatch.setattr(roles, "make_chat_model", lambda spec, settings: model)
+    monkeypatch.setenv("SURVEYGRAPH_LLM__CACHE", "false")
+    return model
+
+
 def prompts_for(model: ScriptedChatModel, task_prefix: str) -> list[str]:
     return [p for p in model.calls if _task(p).startswith(task_prefix)]
 

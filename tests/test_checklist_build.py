@@ -4,7 +4,6 @@ an unusable judge-written group to the extractive fallback, tables, and the CLI'
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from surveygraph.cli import app
 from surveygraph.llm import roles
-from tests.generation_helpers import corpus_home, scripted_models
+from tests.generation_helpers import corpus_home, use_scripted_model
 
 TOPIC = "Retrieval-Augmented Generation for Large Language Models"
 SMALL = ["--sections", "2", "--subsections", "1"]
@@ -19,10 +19,7 @@ SMALL = ["--sections", "2", "--subsections", "1"]
 
 @pytest.fixture
 def scripted(monkeypatch):
-    model, _ = scripted_models()
-    monkeypatch.setattr(roles, "make_chat_model", lambda spec, settings: model)
-    monkeypatch.setenv("SURVEYGRAPH_LLM__CACHE", "false")
-    return model
+    return use_scripted_model(monkeypatch)
 
 
 def test_empty_store_and_bad_options_are_one_line_errors(tmp_home):

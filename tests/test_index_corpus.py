@@ -4,8 +4,6 @@ equivalence with rank-bm25, and an integration run on a slice of the real arXiv 
 from __future__ import annotations
 
 import gzip
-import itertools
-import json
 from datetime import date
 
 import numpy as np

@@ -35,6 +35,16 @@ def test_outline_features_by_hand():
     assert f["o_heading_uniqueness"] == 1.0
     # topic words: retrieval augmented generation large language models; headings name 2 of 6
     assert f["o_topic_coverage"] == pytest.approx(2 / 6)
+    # non-topic heading words (introduction, strategies, dense, passage, sparse, hybrid, fusion,
+    # evaluation, conclusion) each appear in one heading only
+    assert f["o_heading_vocabulary"] == 1.0
+
+
+def test_heading_vocabulary_counts_words_used_once():
+    survey = parse_markdown("# T\n## Graph Methods\n## Graph Attention\n## Spectral Methods\n")
+    survey.topic = "Graph Neural Networks"
+    # beyond the topic: methods ×2, attention, spectral -> 2 of 4 word uses are said once
+    assert outline_features(survey, None)["o_heading_vocabulary"] == pytest.approx(2 / 4)
 
 
 def test_content_and_reference_features_by_hand():

@@ -26,7 +26,7 @@ FILLER = ("Overall, the approaches above have many advantages and some disadvant
 
 def test_shipped_model_is_complete_and_versioned():
     model = json.loads(MODEL_PATH.read_text())
-    assert model["version"] == "1" and model["command"].startswith("python -m surveygraph.evaluation.quality.train")
+    assert MODEL_PATH.stem == f"model_v{model['version']}" and model["command"].startswith("python -m surveygraph.evaluation.quality.train")
     assert set(model["features"]) == set(ALL_FEATURES)
     assert all(stats["scale"] > 0 for stats in model["features"].values())
     for component in COMPONENTS:
@@ -40,6 +40,13 @@ def test_shipped_model_is_complete_and_versioned():
         assert -1 <= cv["rho_mean"] <= 1
     assert 0 < model["cv"]["outline"]["human_pairwise_accuracy"] <= 1
     assert 0 < model["baselines"]["more_lines_wins_accuracy"] <= 1
+
+
+def test_shipped_model_was_fitted_on_the_current_features():
+    from surveygraph.evaluation.quality.dataset import FEATURE_VERSION
+
+    # features.py changed since the model was fitted: retrain (python -m surveygraph.evaluation.quality.train)
+    assert json.loads(MODEL_PATH.read_text())["feature_version"] == FEATURE_VERSION
 
 
 def test_scoring_a_fixture_is_deterministic_and_on_the_rubric_scale():

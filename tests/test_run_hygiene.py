@@ -7,15 +7,13 @@ import os
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from surveygraph.cli import app
-from surveygraph.llm import roles
 from surveygraph.settings import EvaluationSettings, GenerationSettings, LLMSettings
-from tests.generation_helpers import corpus_home, scripted_models
+from tests.generation_helpers import corpus_home, use_scripted_model
 
 TOPIC = "Retrieval-Augmented Generation for Large Language Models"
 SMALL = ["--sections", "2", "--subsections", "1", "--concurrency", "1", "--outline-demos", "none"]
@@ -29,10 +27,7 @@ def _help(*command: str) -> str:
 
 @pytest.fixture
 def scripted(monkeypatch):
-    model, _ = scripted_models()
-    monkeypatch.setattr(roles, "make_chat_model", lambda spec, settings: model)
-    monkeypatch.setenv("SURVEYGRAPH_LLM__CACHE", "false")
-    return model
+    return use_scripted_model(monkeypatch)
 
 
 def test_ctrl_c_names_the_run_and_the_resume_command_finishes_it(shared_data, scripted, monkeypatch, tmp_path):

@@ -44,7 +44,7 @@ to with within via using toward towards based about between over under new recen
 literature systematic comprehensive""".split())
 
 OUTLINE_FEATURES = ("o_sections", "o_depth", "o_subsection_share", "o_balance", "o_heading_specificity",
-                    "o_topic_coverage", "o_heading_uniqueness")
+                    "o_topic_coverage", "o_heading_uniqueness", "o_heading_vocabulary")
 CONTENT_FEATURES = ("c_cited_sentences", "c_citation_density", "c_substance_share", "c_sentence_novelty",
                     "c_readability", "c_synthesis", "c_cited_sections", "c_lexical_diversity", "c_elements")
 REFERENCE_FEATURES = ("r_references", "r_cited_share", "r_valid_markers", "r_unique_refs", "r_year_known",
@@ -141,6 +141,11 @@ def outline_features(survey: Survey, substance: Substance | None = None) -> dict
     specific = [h for h in (h for _, h in kept) if h not in GENERIC_HEADINGS]
     topic_words = set(content_words(survey.topic or survey.title))
     heading_words = {w for _, h in kept for w in content_words(h)}
+    # Words of the headings beyond the topic's: the share used in one heading only. An outline
+    # that says something new in each heading scores high; one that repeats the same few words
+    # ("Integration with ...", "Challenges in ...") across many headings scores low.
+    said = Counter(w for _, h in kept for w in content_words(h) if w not in topic_words)
+    said_total = sum(said.values())
     return {
         "o_sections": saturate(n, 20.0),
         "o_depth": min(depth, 4) / 4.0,
@@ -150,6 +155,7 @@ def outline_features(survey: Survey, substance: Substance | None = None) -> dict
             1.0, _mean([len(content_words(h)) for h in specific]) / 4.0),
         "o_topic_coverage": len(topic_words & heading_words) / len(topic_words) if topic_words else 0.0,
         "o_heading_uniqueness": 1.0 / (1.0 + duplicates / n),
+        "o_heading_vocabulary": sum(c for c in said.values() if c == 1) / said_total if said_total else 0.0,
     }
 
 
