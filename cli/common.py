@@ -23,12 +23,42 @@ out = Console()  # results (tables, JSON) go to stdout; progress and messages to
 
 
 def progress_bar(**kwargs: Any):
-    """The progress bar every command uses: description, bar, n/total, elapsed and ETA."""
+    """The progress bar every command uses: description, bar, n/total, elapsed and ETA. Written to a
+    log or pipe (no terminal to draw on), it prints a line "n/total done, elapsed, ETA" every 5%."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TimeRemainingColumn(), console=console, **kwargs)
+    class LoggedProgress(Progress):
+        logged: dict  # task id -> the last 5% mark printed
+
+        def update(self, task_id, **changes):  # type: ignore[override]
+            super().update(task_id, **changes)
+            self._log(task_id)
+
+        def advance(self, task_id, advance: float = 1) -> None:
+            super().advance(task_id, advance)
+            self._log(task_id)
+
+        def _log(self, task_id) -> None:
+            if self.console.is_terminal:
+                return
+            task = self._tasks[task_id]
+            if not task.total or not task.completed:
+                return
+            step = max(1, int(task.total) // 20)
+            mark = int(task.completed) // step
+            if mark <= self.logged.get(task_id, 0):
+                return
+            self.logged[task_id] = mark
+            elapsed = task.elapsed or 0.0
+            eta = elapsed / task.completed * max(0.0, task.total - task.completed)
+            self.console.print(f"{int(task.completed)}/{int(task.total)} done, {elapsed:.0f} s elapsed, "
+                               f"ETA {eta:.0f} s", highlight=False, markup=False)
+
+    bar = LoggedProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                         TimeRemainingColumn(), console=console, **kwargs)
+    bar.logged = {}
+    return bar
 
 
 def split_list(value: str | None, allowed: tuple[str, ...] | None = None, what: str = "value") -> list[str] | None:

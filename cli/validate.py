@@ -11,26 +11,16 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
-from .common import console, get_settings, out, split_list
+from .common import console, get_settings, out, progress_bar, split_list
 
 
 
 def _progress(total: int, label: str):
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False)
+    bar = progress_bar(transient=False)
     task = bar.add_task(label, total=total)
-    state = {"done": 0}
 
     def step(message: str) -> None:
-        state["done"] += 1
         bar.update(task, advance=1, description=message[:60])
-        if not console.is_terminal and state["done"] % 25 == 0:  # logs: a line every 25 steps
-            elapsed = bar.tasks[0].elapsed or 0.0
-            eta = elapsed / state["done"] * (total - state["done"])
-            console.print(f"{state['done']}/{total} done, {elapsed:.0f} s elapsed, ETA {eta:.0f} s", highlight=False)
     return bar, step
 
 
@@ -43,6 +33,7 @@ def _command_line() -> str:
 
 
 def _print_table(results: dict, disciplines: list[str]) -> None:
+    from rich.console import Console
     from rich.table import Table
 
     from ..evaluation.validity_report import NOTHING_MEASURED, _acc, _ci, _f, anything_measured, ordered, own_row
@@ -60,7 +51,9 @@ def _print_table(results: dict, disciplines: list[str]) -> None:
         per = [_f(block.get("disciplines", {}).get(d, {}).get("rho")) for d in disciplines]
         table.add_row(name, e["kind"], e["component"], _f(row and row["rho"]), _ci(row and row["rho_ci"]),
                       _f(row and row["concordance"], 3), *per, _acc(e)[0])
-    out.print(table)
+    # Redirected to a file, Rich would squeeze the 13 columns into 80 and cut every name.
+    wide = out if out.is_terminal else Console(width=200, no_color=True)
+    wide.print(table)
 
 
 def validate_command(

@@ -135,10 +135,16 @@ def _entries_text(lines: list[str], span: tuple[int, int]) -> str:
     return "\n".join(lines[start:end])
 
 
+# Gemini Deep Research marks sources "[cite: 1, 8]" in the text and keys its reference lines the
+# same way; read as the numeric markers "[1, 8]" they are.
+_CITE_LABEL = re.compile(r"\[cite:\s*(\d{1,4}(?:\s*[-–—,;]\s*\d{1,4})*)\s*\]", re.I)
+
+
 def parse_markdown(text: str, *, name: str = "") -> Survey:
     """Parse one survey in Markdown (or plain text converted from PDF); never raises on odd input."""
     report = ParseReport(format="markdown")
     text = (text or "").replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text = _CITE_LABEL.sub(r"[\1]", text)
     lines = text.split("\n")
     headings = _atx_headings(lines)
     if len(headings) < 2:

@@ -238,6 +238,29 @@ def _split_author_year_line(line: str) -> list[str]:
     return [line[a:b] for a, b in zip(cuts, cuts[1:] + [len(line)])]
 
 
+_BRACKET_LINE = re.compile(r"^\s*\[(\d{1,4})\]\s*")
+_TRAILING_MARKERS = re.compile(r"(?:\s*\[\d{1,4}(?:\s*[-–—,;]\s*\d{1,4})*\])+\s*$")
+
+
+def _keys_out_of_order(lines: list[str]) -> bool:
+    """A list keyed "[3] ... [4] ... [1] ...": sources listed in the writer's own order, one per
+    line (Gemini Deep Research), not the 1, 2, 3 ... sequence that PDF conversions run together."""
+    keys = [int(m.group(1)) for ln in lines if (m := _BRACKET_LINE.match(ln))]
+    return any(b <= a for a, b in zip(keys, keys[1:]))
+
+
+def _split_bracket_lines(lines: list[str]) -> list[tuple[list[str], str]]:
+    """One entry per "[n] ..." line (continuation lines appended), its own trailing markers removed."""
+    entries: list[tuple[list[str], str]] = []
+    for line in lines:
+        m = _BRACKET_LINE.match(line)
+        if m:
+            entries.append(([m.group(1)], line[m.end():].strip()))
+        elif entries:
+            entries[-1] = (entries[-1][0], f"{entries[-1][1]} {line.strip()}")
+    return [(keys, _TRAILING_MARKERS.sub("", body)) for keys, body in entries]
+
+
 def split_reference_block(block: str) -> list[Reference]:
     """All entries of a references block, each with a key the in-text markers can resolve to."""
     lines = [ln for ln in block.splitlines() if ln.strip() and not re.match(r"^\s*(#|---|\*\*\*)", ln)]
@@ -246,8 +269,10 @@ def split_reference_block(block: str) -> list[Reference]:
     bracket_starts = sum(1 for ln in lines if re.match(r"^\s*\[\d{1,4}\]", ln))
     numbered_starts = sum(1 for ln in lines if _NUMBERED_LINE.match(ln) or _NUMBER_RUN_LINE.match(ln))
     dotted_starts = sum(1 for ln in lines if _NUMBERED_LINE.match(ln))
-    if bracket_starts and bracket_starts >= numbered_starts:
+    if bracket_starts and bracket_starts >= numbered_starts and not _keys_out_of_order(lines):
         raw = _split_sequential("\n".join(lines), _BRACKET_MARKER)
+    elif bracket_starts and bracket_starts >= numbered_starts:
+        raw = _split_bracket_lines(lines)
     elif dotted_starts >= numbered_starts - dotted_starts and (
         re.match(r"^\s*1[.)]\s", lines[0]) or dotted_starts >= max(2, len(lines) // 4)
     ):

@@ -184,3 +184,26 @@ def test_deep_research_source_list_and_bare_numbers():
     assert [(r.key, r.aliases) for r in s.references] == [("1", ["3"]), ("2", [])]
     assert s.references[0].title == "Understanding Convolutions on Graphs"
     assert [c.ref_keys for c in s.citations] == [["1"], ["2", "1"]]
+
+
+GEMINI = """# Acoustofluidic Separation: A Review
+
+## 1. Introduction
+
+Acoustic radiation force sorts cells [cite: 3, 1]. Streaming mixes fluids [cite: 4].
+
+## References
+
+[cite: 3] Huang, T. J. (2020). Acoustofluidics: merging acoustics and microfluidics. *iCANX Talks*. [cite: 3]
+[cite: 4] Wu, M. (2018). *Systematic studies on acoustofluidic separation technology*. Dissertation. [cite: 4]
+[cite: 1] Fan, Y., Wang, X. (2022). Recent advances in acoustofluidic separation technology in biology. *Microsystems*. [cite: 1, 38]
+"""
+
+
+def test_deep_research_cite_labels_and_references_in_their_own_order():
+    survey = parse_markdown(GEMINI)
+    assert [r.key for r in survey.references] == ["3", "4", "1"]  # one entry per line, not renumbered
+    assert survey.references[2].title.startswith("Recent advances in acoustofluidic separation")
+    assert "[cite" not in survey.references[0].text and not survey.references[0].text.rstrip().endswith("]")
+    keys = [c.ref_keys for c in survey.citations]
+    assert keys == [["3", "1"], ["4"]]

@@ -4,14 +4,15 @@
         --labels ../shared/data/asg_bench/human_outline_labels.jsonl
 
 Model (per component): a pairwise ranking regression. Features are standardised; within each
-topic, the systems' feature vectors and their targets (the SurveyLens scores' per-discipline
-ranks, ``TARGET``) are centred, which makes least
+topic, the systems' feature vectors and their targets (the SurveyLens scores, or their
+per-discipline ranks: ``TARGETS``) are centred, which makes least
 squares on the centred rows the same as least squares on every within-topic system pair's
 differences. ``sklearn.linear_model.Ridge(positive=True)`` fits it: non-negative weights on
 features that are "higher = better" by construction keep the score monotone, so padding that
 cannot raise a feature cannot raise the score. The outline component also gets one difference
 row per expert outline judgment (target ± the spread of the centred rubric targets). The ridge
-strength is chosen by leave-one-discipline-out CV *inside* the training disciplines (nested);
+strength and the target form are chosen by leave-one-discipline-out CV *inside* the training
+disciplines (nested);
 reported figures are the outer leave-one-discipline-out Spearman ρ of the system means.
 """
 
@@ -37,11 +38,11 @@ from .model import MODEL_PATH
 COMPONENT_FEATURES = {"outline": OUTLINE_FEATURES, "content": CONTENT_FEATURES,
                       "reference": REFERENCE_FEATURES, "overall": ALL_FEATURES}
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 6, 15))
-# What the regression fits: "rank" = each discipline's SurveyLens scores replaced by the systems'
-# standardised ranks in that discipline (the validity figure is a rank correlation, and the
-# disciplines' score scales differ: outline spans 1.2-4.6 in biology, 1.3-4.2 in business);
-# "score" = the raw 1-5 scores. Both are cross-validated (model cv.<component>.with_<other>_targets).
-TARGET = "rank"
+# What the regression fits, chosen per component with the ridge strength by the inner CV:
+# "rank" = each discipline's SurveyLens scores replaced by the systems' standardised ranks in that
+# discipline (the validity figure is a rank correlation, and the disciplines' score scales differ:
+# outline spans 1.2-4.6 in biology, 1.3-4.2 in business); "score" = the raw 1-5 scores.
+TARGETS = ("rank", "score")
 # The outline model is fitted on the rubric alone: adding the expert labels as training rows
 # lowered its LODO ρ (0.71 vs 0.75 in model v1; see cv.outline.with_labels), so they validate it instead.
 TRAIN_ON_LABELS = False
@@ -91,7 +92,7 @@ def rank_targets(drafts: list[Draft], scores: dict[tuple[str, str], float]) -> d
 
 
 def fit_component(drafts: list[Draft], targets: dict, component: str, alpha: float,
-                  labels: list[OutlineLabel] | None = None, target: str | None = None) -> dict:
+                  labels: list[OutlineLabel] | None = None, target: str = "rank") -> dict:
     """Scaler + non-negative ridge weights for one component on ``drafts``."""
     names = COMPONENT_FEATURES[component]
     cols = [ALL_FEATURES.index(n) for n in names]
@@ -99,7 +100,7 @@ def fit_component(drafts: list[Draft], targets: dict, component: str, alpha: flo
     scaler = StandardScaler().fit(x_all)
     scaler.scale_[scaler.scale_ == 0] = 1.0
     z = scaler.transform(x_all)[:, cols]
-    fitted = targets[component] if (target or TARGET) == "score" else rank_targets(drafts, targets[component])
+    fitted = targets[component] if target == "score" else rank_targets(drafts, targets[component])
     y = np.array([fitted[(d.system, d.discipline)] for d in drafts])
     xc, yc = _centred_rows(drafts, z, y)
     if component == "outline" and labels:
@@ -136,42 +137,45 @@ def discipline_rho(drafts: list[Draft], scores: np.ndarray, targets: dict, compo
     return out
 
 
-def choose_alpha(drafts: list[Draft], targets: dict, component: str, labels=None,
-                 target: str | None = None) -> tuple[float, dict]:
-    """Inner leave-one-discipline-out: the alpha with the best mean held-out ρ."""
+def choose_hyper(drafts: list[Draft], targets: dict, component: str, labels=None,
+                 target_forms: tuple[str, ...] = TARGETS) -> tuple[float, str, dict]:
+    """Inner leave-one-discipline-out: the (alpha, target form) with the best mean held-out ρ."""
     disciplines = sorted({d.discipline for d in drafts})
     table = {}
-    for alpha in ALPHAS:
-        rhos = []
-        for held in disciplines:
-            train = [d for d in drafts if d.discipline != held]
-            test = [d for d in drafts if d.discipline == held]
-            fit = fit_component(train, targets, component, alpha,
-                                [lab for lab in labels or [] if lab.discipline != held], target)
-            rhos.append(discipline_rho(test, predict(fit, test), targets, component)[held])
-        table[alpha] = float(np.mean(rhos))
-    best = max(table, key=lambda a: (round(table[a], 6), a))  # ties: the stronger regulariser
-    return best, table
+    for form in target_forms:
+        for alpha in ALPHAS:
+            rhos = []
+            for held in disciplines:
+                train = [d for d in drafts if d.discipline != held]
+                test = [d for d in drafts if d.discipline == held]
+                fit = fit_component(train, targets, component, alpha,
+                                    [lab for lab in labels or [] if lab.discipline != held], form)
+                rhos.append(discipline_rho(test, predict(fit, test), targets, component)[held])
+            table[(form, alpha)] = float(np.mean(rhos))
+    # ties: the first target form listed, then the stronger regulariser
+    best = max(table, key=lambda k: (round(table[k], 6), -target_forms.index(k[0]), k[1]))
+    return best[1], best[0], {f"{form}:{alpha:g}": rho for (form, alpha), rho in table.items()}
 
 
 def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_labels=None,
-         target: str | None = None) -> dict:
+         target_forms: tuple[str, ...] = TARGETS) -> dict:
     """Outer leave-one-discipline-out with nested alpha selection; ``labels`` train the outline
     model, ``eval_labels`` (held-out discipline only) measure its pairwise accuracy."""
     eval_labels = eval_labels if eval_labels is not None else labels
-    per_disc, alphas, label_acc = {}, {}, []
+    per_disc, alphas, forms, label_acc = {}, {}, {}, []
     for held in sorted({d.discipline for d in drafts}):
         train = [d for d in drafts if d.discipline != held]
         test = [d for d in drafts if d.discipline == held]
         train_labels = [lab for lab in labels or [] if lab.discipline != held]
-        alpha, _ = choose_alpha(train, targets, component, train_labels, target)
-        fit = fit_component(train, targets, component, alpha, train_labels, target)
+        alpha, form, _ = choose_hyper(train, targets, component, train_labels, target_forms)
+        fit = fit_component(train, targets, component, alpha, train_labels, form)
+        forms[held] = form
         per_disc[held] = discipline_rho(test, predict(fit, test), targets, component)[held]
         alphas[held] = alpha
         if component == "outline" and eval_labels:
             label_acc += [_label_correct(fit, lab) for lab in eval_labels if lab.discipline == held]
     result = {"rho_mean": float(np.mean(list(per_disc.values()))), "rho_per_discipline": per_disc,
-              "alpha_per_fold": alphas}
+              "alpha_per_fold": alphas, "target_per_fold": forms}
     if label_acc:
         decided = [c for c in label_acc if c is not None]
         result["human_pairwise_accuracy"] = float(np.mean(decided))
@@ -237,8 +241,8 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
         },
         "method": "within-topic centred (pairwise) ridge regression, positive weights, "
                   "alpha by nested leave-one-discipline-out CV; linear map onto the 1-5 rubric scale",
-        "target": {"rank": "per-discipline standardised ranks of the SurveyLens scores",
-                   "score": "the SurveyLens 1-5 scores"}[TARGET],
+        "target_forms": {"rank": "per-discipline standardised ranks of the SurveyLens scores",
+                         "score": "the SurveyLens 1-5 scores"},
         "components": {}, "cv": {}, "baselines": baselines(drafts, targets, labels),
     }
     for component in ("outline", "content", "reference", "overall"):
@@ -249,11 +253,11 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
             other = None if TRAIN_ON_LABELS else labels
             cv["with_labels" if not TRAIN_ON_LABELS else "without_labels"] = lodo(
                 drafts, targets, component, other, labels)
-        other_target = "score" if TARGET == "rank" else "rank"
-        cv[f"with_{other_target}_targets"] = {k: v for k, v in lodo(
-            drafts, targets, component, comp_labels, None, other_target).items() if k != "alpha_per_fold"}
-        alpha, grid = choose_alpha(drafts, targets, component, comp_labels)
-        fit = fit_component(drafts, targets, component, alpha, comp_labels)
+        for form in TARGETS:  # each target form alone, for comparison
+            cv[f"{form}_targets_only"] = {k: v for k, v in lodo(
+                drafts, targets, component, comp_labels, None, (form,)).items() if k in ("rho_mean", "rho_per_discipline")}
+        alpha, form, grid = choose_hyper(drafts, targets, component, comp_labels)
+        fit = fit_component(drafts, targets, component, alpha, comp_labels, form)
         raw = predict(fit, drafts)
         means = system_means(drafts, raw)
         keys = sorted(means)
@@ -266,7 +270,7 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
         for (system, _disc), v in calibrated.items():
             per_system[system].append(v)
         model["components"][component] = {
-            "features": list(fit["names"]), "alpha": alpha, "alpha_grid_rho": grid,
+            "features": list(fit["names"]), "alpha": alpha, "target": form, "grid_rho": grid,
             "weights": {n: round(float(w), 6) for n, w in zip(fit["names"], fit["weights"])},
             "calibration": {"intercept": intercept, "slope": slope},
             "reference_systems": {s: round(float(np.mean(v)), 4) for s, v in sorted(per_system.items())},
