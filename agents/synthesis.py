@@ -88,7 +88,10 @@ _BACK_REFERENCE = re.compile(
 _CITATION_GAP = re.compile(r"\b(?:in|by|see|from|of|and|to|cf|following|following the work of)\s*[,.;:)]", re.I)
 _EARLY_PRONOUN = re.compile(r"^(?:\S+\s+){0,5}?(?:it|they|them|these|those|their|the (?:first|second|third|"
                             r"fourth|former|latter))\b", re.I)
-_ABSTRACT_LABEL = re.compile(r"^\s*(?:abstract|summary)\s*[:.\-–—]\s*", re.I)  # "Abstract: ..." in the source
+# "Abstract: ..." in the source, and a scraped page header before that label ("... Download PDF
+# N. Author Published: 20 Aug 2025 ... Abstract: Retrieval ...")
+_ABSTRACT_LABEL = re.compile(r"^\s*(?:abstract|summary)\s*[:.\-–—]\s*|^.{0,600}?\s(?:Abstract|ABSTRACT)\s*:\s+(?=[A-Z])",
+                             re.S)
 _ENCODE_LOCK = threading.Lock()  # one encoder call at a time: parallel branches share one CPU model
 NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
@@ -139,8 +142,7 @@ def candidate_sentences(papers: Sequence[dict]) -> list[Candidate]:
     """Usable, role-tagged sentences of every paper's whole abstract (local keys 1..K)."""
     out = []
     for key, paper in enumerate(papers, start=1):
-        abstract = _ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or ""))
-        said = sentences(_plain(abstract))
+        said = sentences(_plain(_ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or ""))))
         for position, raw in enumerate(said):
             if looks_like_injection(raw):
                 continue

@@ -128,3 +128,15 @@ def test_single_paper_and_no_abstract():
     bare = synthesize("Empty", [{"title": "No Abstract Here", "authors": ["Ann Kim"], "year": 2025}])
     assert bare == "This subsection reviews one work on empty, published in 2025: Kim [1]."
     assert synthesize("Nothing", []) == ""
+
+
+def test_a_scraped_page_header_before_the_abstract_label_is_not_quoted():
+    from surveygraph.agents.synthesis import candidate_sentences
+
+    paper = {"abstract": "A Comparison of Fine-tuning Strategies Download PDF N. Lawton Published: 20 Aug 2025, "
+                         "Last Modified: 17 Sept 2025EMNLP 2025 FindingsConference BibTeXCC BY 4.0 Abstract: "
+                         "Retrieval augmented generation is a popular framework for question answering. "
+                         "We propose a joint fine-tuning method for the retriever and the generator."}
+    texts = [c.text for c in candidate_sentences([paper])]
+    assert texts[0].startswith("Retrieval augmented generation is a popular framework")
+    assert not any("Download PDF" in t or "Abstract:" in t for t in texts)
