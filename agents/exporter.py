@@ -41,7 +41,8 @@ def reference_for(number: int, data: dict) -> Reference:
     authors = ", ".join(untrusted(a) for a in paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
     title = untrusted(paper.title)
     ident = f"arXiv:{paper.arxiv_id}" if paper.arxiv_id else (f"doi:{paper.doi}" if paper.doi else "")
-    text = ". ".join(p for p in (authors, title, str(paper.year or "n.d."), ident) if p)
+    # "A, B et al." + "." would read "et al.."
+    text = ". ".join(p for p in (authors.rstrip("."), title, str(paper.year or "n.d."), ident) if p)
     return Reference(key=str(number), text=text, title=title, arxiv_id=paper.arxiv_id,
                      doi=paper.doi, year=paper.year, paper_id=paper.paper_id)
 

@@ -85,8 +85,9 @@ def table_to_latex(lines: list[str]) -> str:
 
 
 def figure_to_latex(caption: str, path: str) -> str:
-    """A figure; a missing or oddly named file prints a framed note instead of failing the build."""
-    text = inline(caption)
+    """A figure; a missing or oddly named file prints a framed note instead of failing the build.
+    The Markdown caption's own "Figure N:" is dropped: LaTeX numbers the figure itself."""
+    text = inline(re.sub(r"^\s*Figure\s+\d+\s*[:.]\s*", "", caption or ""))
     if not _SAFE_PATH.match(path) or ".." in path.split("/"):
         graphic = f"\\fbox{{figure not embedded: {tex_escape(path)}}}"
     else:

@@ -151,3 +151,11 @@ def test_clean_heading_drops_copied_year_tags():
     assert clean_heading("Efficient Inference (2026)") == "Efficient Inference"
     assert clean_heading("2.1 Naive RAG") == "Naive RAG"
     assert clean_heading("Graph (GNN) methods") == "Graph (GNN) methods"
+
+
+def test_reference_line_reads_et_al_once():
+    from surveygraph.agents.exporter import reference_for
+
+    ref = reference_for(1, {"paper_id": "arxiv:2501.00001", "arxiv_id": "2501.00001", "title": "A Title",
+                            "authors": ["A One", "B Two", "C Three", "D Four"], "year": 2025})
+    assert ref.text == "A One, B Two, C Three et al. A Title. 2025. arXiv:2501.00001"

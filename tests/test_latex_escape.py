@@ -100,3 +100,10 @@ def test_compiling_without_tex_says_so(tmp_path, monkeypatch):
     tex.write_text(to_latex(Survey(title="T")), encoding="utf-8")
     with pytest.raises(UserError, match="no TeX engine found.*compiles by hand"):
         latex_document.compile_pdf(tex)
+
+
+def test_figure_caption_is_numbered_once_by_latex():
+    from surveygraph.agents.latex_document import figure_to_latex
+
+    block = figure_to_latex("Figure 1: Works per year.", "figures/x.png")
+    assert "\\caption{Works per year.}" in block and "Figure 1" not in block
