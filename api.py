@@ -221,6 +221,15 @@ def resume(run: str | Path | Run, *, on_progress: Progress | None = None, config
     return Run(run_id=result.run_id, run_dir=result.run_dir, state=result.state)
 
 
+def _is_markdown_text(source: object) -> bool:
+    return isinstance(source, str) and ("\n" in source or source.lstrip().startswith("#"))
+
+
+def _source_path(source: object) -> Path | None:
+    """The file a survey was given as (None for text, a Survey or a Run)."""
+    return Path(source) if isinstance(source, (str, Path)) and not _is_markdown_text(source) else None
+
+
 def load_survey(source: "str | Path | Survey | Run", topic: str | None = None) -> "Survey":
     """A Survey from a Survey, a Run, a path (any form ``evaluate`` reads) or Markdown text."""
     from .evaluation.parsers import parse_markdown, parse_survey
@@ -230,7 +239,7 @@ def load_survey(source: "str | Path | Survey | Run", topic: str | None = None) -
         survey = source
     elif isinstance(source, Run):
         survey = source.survey
-    elif isinstance(source, str) and ("\n" in source or source.lstrip().startswith("#")):
+    elif _is_markdown_text(source):
         survey = parse_markdown(source, name="survey")
     elif isinstance(source, (str, Path)):
         survey = parse_survey(Path(source))
@@ -255,8 +264,10 @@ def evaluate(survey: "str | Path | Survey | Run", human: "str | Path | Survey | 
         unknown = [m for m in metrics if m not in known]
         if unknown:
             raise UserError(f"unknown metric families: {', '.join(unknown)} (choose from {', '.join(known)})")
+    from .evaluation.parsers import default_topic
+
     target = load_survey(survey, topic)
-    target.topic = target.topic or target.title
+    target.topic = default_topic(target, _source_path(survey))
     human_survey = load_survey(human, target.topic) if human is not None else None
     bench = _existing(bench_refs, "bench refs file")
     return evaluate_survey(target, settings, human=human_survey, bench_refs=bench,

@@ -73,14 +73,14 @@ def evaluate_command(
     fmt: str = typer.Option("json", "--format", help="Report format: json, md or html."),
     out_file: Optional[Path] = typer.Option(None, "--out", help="Write the report here instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --out file."),
-    topic: Optional[str] = typer.Option(None, "--topic", help="Topic label (default: the file name)."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="Topic label (default: the survey's own, else the file name, else its title when the file name is generic like survey.md)."),
     tau: Optional[float] = typer.Option(None, "--tau", help="Fixed alignment threshold τ for every component (default: the encoder-calibrated τ; 0.95 = SurveyLens)."),
     lam: Optional[float] = typer.Option(None, "--lam", help="Redundancy strength λ of RA-AlignF1 (default 1.0)."),
     sim_mode: Optional[str] = typer.Option(None, "--sim-mode", help="cosine (paper) or chroma_l2 (2cos-1, SGSimEval's code); default cosine."),
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
 ) -> None:
     """Score one survey draft: structure, citation integrity, coverage, alignment, similarity, judges."""
-    from ..evaluation.parsers import parse_survey
+    from ..evaluation.parsers import default_topic, parse_survey
     from ..evaluation.report import render_report
     from ..graphs.evaluation import evaluate_survey
 
@@ -103,7 +103,7 @@ def evaluate_command(
     if judge_names:
         _print_judge_estimate(1 + (human is not None), judge_names, settings)
     survey = require_survey(parse_survey(draft), draft)
-    survey.topic = topic or survey.topic or draft.stem
+    survey.topic = topic or default_topic(survey, draft)
     human_survey = require_survey(parse_survey(human), human) if human is not None else None
     if human_survey is not None:
         human_survey.topic = survey.topic

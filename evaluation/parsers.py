@@ -50,6 +50,20 @@ def parse_survey(path: Path, *, system: str = "", topic: str = "") -> Survey:
     return survey
 
 
+_GENERIC_STEM = re.compile(r"^(?:survey|draft|paper|output|result|review|main|index|readme|report|final|v?\d+|[-_ ])+$", re.I)
+
+
+def default_topic(survey: Survey, path: Path | None = None) -> str:
+    """The topic a survey is scored on when none is given: its own field, else the file name when
+    it names a topic (ASG-Bench's ``<discipline>__<topic>.md``), else its title ("survey.md",
+    "draft_v2.md" name no topic)."""
+    if survey.topic:
+        return survey.topic
+    if path is not None and not _GENERIC_STEM.match(path.stem):
+        return path.stem
+    return survey.title or (path.stem if path is not None else "")
+
+
 def _read_text(path: Path) -> str | None:
     data = path.read_bytes()
     if b"\x00" in data[:4096]:

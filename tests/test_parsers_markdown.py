@@ -207,3 +207,16 @@ def test_deep_research_cite_labels_and_references_in_their_own_order():
     assert "[cite" not in survey.references[0].text and not survey.references[0].text.rstrip().endswith("]")
     keys = [c.ref_keys for c in survey.citations]
     assert keys == [["3", "1"], ["4"]]
+
+
+def test_default_topic_comes_from_a_topical_file_name_else_the_title(tmp_path):
+    from pathlib import Path
+
+    from surveygraph.evaluation.parsers import default_topic
+
+    survey = parse_markdown("# A Survey on Graph Neural Networks\n\n## Intro\n\nText [1].\n")
+    assert default_topic(survey, Path("survey.md")) == "A Survey on Graph Neural Networks"
+    assert default_topic(survey, Path("draft_v2.md")) == "A Survey on Graph Neural Networks"
+    assert default_topic(survey, Path("physics__Dark Matter.md")) == "physics__Dark Matter"
+    survey.topic = "Graph Neural Networks"
+    assert default_topic(survey, Path("survey.md")) == "Graph Neural Networks"
