@@ -25,7 +25,7 @@ from .features import ALL_FEATURES, outline_features, survey_features
 _FEATURE_SOURCES = [Path(__file__).parent / "features.py", *(Path(__file__).parents[1] / name for name in (
     "markdown_parser.py", "references.py", "citations.py", "parsers.py", "structure.py", "integrity.py"))]
 FEATURE_VERSION = hashlib.sha1(",".join(ALL_FEATURES).encode() + b"".join(
-    f.read_bytes() for f in _FEATURE_SOURCES if f.is_file())).hexdigest()[:12]
+    f.read_bytes().replace(b"\r\n", b"\n") for f in _FEATURE_SOURCES if f.is_file())).hexdigest()[:12]
 REFERENCE_CSV = Path(__file__).resolve().parents[1] / "data" / "surveylens_reference_scores.csv"
 TABLES = {"overall": "table2_overall", "outline": "table16_outline", "content": "table17_content",
           "reference": "table18_reference"}
