@@ -120,6 +120,9 @@ def _conjugate_after_subject(rest: str, plural: bool) -> str:
             continue
         if word.isalpha() and word.islower():
             words[i] = third_person(word)
+            # a verb coordinated right after it: "evaluate and compare" -> "evaluates and compares"
+            if i + 2 < len(words) and words[i + 1] in ("and", "or") and words[i + 2].isalpha() and words[i + 2].islower():
+                words[i + 2] = third_person(words[i + 2])
         break
     return " ".join(words)
 

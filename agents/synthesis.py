@@ -90,7 +90,7 @@ _EARLY_PRONOUN = re.compile(r"^(?:\S+\s+){0,5}?(?:it|they|them|these|those|their
                             r"fourth|former|latter))\b", re.I)
 # "Abstract: ..." in the source, and a scraped page header before that label ("... Download PDF
 # N. Author Published: 20 Aug 2025 ... Abstract: Retrieval ...")
-_ABSTRACT_LABEL = re.compile(r"^\s*(?:abstract|summary)\s*[:.\-–—]\s*|^.{0,600}?\s(?:Abstract|ABSTRACT)\s*:\s+(?=[A-Z])",
+_ABSTRACT_LABEL = re.compile(r"^\s*(?:abstract|summary)\s*[:.\-–—]\s*|^.{0,1000}?\s(?:Abstract|ABSTRACT)\s*:\s+(?=[A-Z])",
                              re.S)
 _ENCODE_LOCK = threading.Lock()  # one encoder call at a time: parallel branches share one CPU model
 NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()

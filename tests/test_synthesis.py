@@ -133,10 +133,21 @@ def test_single_paper_and_no_abstract():
 def test_a_scraped_page_header_before_the_abstract_label_is_not_quoted():
     from surveygraph.agents.synthesis import candidate_sentences
 
+    keywords = "Keywords: Retrieval-Augmented Generation (RAG), Large Language Models (LLMs), Fine-tuning. " * 6
     paper = {"abstract": "A Comparison of Fine-tuning Strategies Download PDF N. Lawton Published: 20 Aug 2025, "
-                         "Last Modified: 17 Sept 2025EMNLP 2025 FindingsConference BibTeXCC BY 4.0 Abstract: "
+                         "Last Modified: 17 Sept 2025EMNLP 2025 FindingsConference BibTeXCC BY 4.0 " + keywords +
+                         "TL;DR: We compare strategies. Abstract: "
                          "Retrieval augmented generation is a popular framework for question answering. "
                          "We propose a joint fine-tuning method for the retriever and the generator."}
     texts = [c.text for c in candidate_sentences([paper])]
     assert texts[0].startswith("Retrieval augmented generation is a popular framework")
     assert not any("Download PDF" in t or "Abstract:" in t for t in texts)
+
+
+def test_coordinated_verbs_agree_with_a_singular_source():
+    from surveygraph.agents.attribution import cell_text
+
+    assert cell_text("In this paper, we evaluate and compare several fine-tuning strategies.", 200) == \
+        "Evaluates and compares several fine-tuning strategies."
+    assert cell_text("We use retrieval and generation jointly.", 200) == "Uses retrieval and generation jointly."
+    assert attribute("We propose and evaluate a cache.", "Lee", False, "[2]", None).startswith("Lee [2] proposes and evaluates")
