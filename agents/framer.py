@@ -23,8 +23,8 @@ from .deps import GenerationDeps, guarded_call
 from .gate import choose
 from .synthesis import candidate_sentences
 from .text import (
-    CITATION_MARKER, PAPER_MARKER, clean_generated, collapse_loops, degenerate_repetition, drop_repeated_sentences,
-    marker_numbers, sentence_key, sentences, strip_citation_markers,
+    CITATION_MARKER, PAPER_MARKER, and_list, clean_generated, collapse_loops, degenerate_repetition,
+    drop_repeated_sentences, marker_numbers, sentence_key, sentences, strip_citation_markers,
 )
 from .validators import content_words, trim_incomplete
 
@@ -59,10 +59,6 @@ def _excerpt(body: list[dict], per_section: int = 1, limit: int = 1500) -> str:
             first = sentences(CITATION_MARKER.sub("", PAPER_MARKER.sub("", sub["text"])))[:per_section]
             lines.extend(first)
     return " ".join(lines)[:limit].replace("<", "‹").replace(">", "›")
-
-
-def _listing(items: list[str]) -> str:
-    return ", ".join(items[:-1]) + (f" and {items[-1]}" if len(items) > 1 else "".join(items))
 
 
 def _section_papers(section: dict, plan: dict, references: list[str]) -> list[str]:
@@ -126,7 +122,7 @@ def floor_abstract(facts: dict, limitations: bool) -> str:
     text = (f"This survey reviews recent research on {facts['topic']} through {facts['cited']} papers"
             f"{_span(facts['years'])}, selected from the {facts['memory']} works that a hybrid lexical and "
             f"semantic search returned for the topic. It groups them into {len(titles)} themes found by "
-            f"clustering the papers on their content: {_listing(titles)}. For each theme it sets out the "
+            f"clustering the papers on their content: {and_list(titles)}. For each theme it sets out the "
             "problems the papers address, the methods they propose and the findings and limitations they "
             "report, attributing every statement to its source.")
     if largest and largest["papers"]:
@@ -147,10 +143,10 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer) -> str:
     parts = []
     for number, section in enumerate(facts["sections"], start=1):
         central = [pid for pid in section["papers"] if pid in papers][:CENTRAL_PER_SECTION]
-        named = _listing([f"{_name(papers[pid])} {cite(pid)}" for pid in central])
+        named = and_list([f"{_name(papers[pid])} {cite(pid)}" for pid in central])
         template = SECTION_SENTENCES[(number - 1) % len(SECTION_SENTENCES)]
         sentence = template.format(n=number + 1, title=section["title"], papers=len(section["papers"]),
-                                   parts=len(section["subsections"]), listing=_listing(section["subsections"]))
+                                   parts=len(section["subsections"]), listing=and_list(section["subsections"]))
         if named:
             sentence += CENTRAL_CLAUSES[(number - 1) % len(CENTRAL_CLAUSES)].format(named=named)
         parts.append(sentence + ".")
@@ -165,7 +161,7 @@ def floor_conclusion(facts: dict, papers: dict, cite: Citer, said: set[str]) -> 
     """The conclusion, and whether it names limitations (the abstract announces them only then)."""
     ranked = sorted(facts["sections"], key=lambda s: -len(s["papers"]))
     text = (f"This survey organised {facts['cited']} recent papers on {facts['topic']} into "
-            f"{len(facts['sections'])} themes. The most populated are {_listing([s['title'] for s in ranked[:2]])}")
+            f"{len(facts['sections'])} themes. The most populated are {and_list([s['title'] for s in ranked[:2]])}")
     if facts["latest"] is not None and len(facts["sections"]) > 1:
         newest = max(facts["sections"], key=lambda s: (s["recent_share"], len(s["papers"])))
         if newest["recent_share"] > 0:

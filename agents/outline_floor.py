@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from ..models import normalize_title
-from .text import as_data
+from .text import and_list, as_data
 from .cluster_names import informative_word, stem, class_terms, name_from_terms, surface_forms, topic_words
 from .validators import FRAME_HEADINGS, validate_heading
 
@@ -135,8 +135,7 @@ def _describe(name: str, terms: list[str], ids: list[str], papers: dict[str, dic
     years = [papers[i].get("year") for i in ids if papers[i].get("year")]
     span = f", {min(years)}-{max(years)}" if years else ""
     shown = [forms.get(t, t) for t in terms[:3]]
-    listing = ", ".join(shown[:-1]) + (f" and {shown[-1]}" if len(shown) > 1 else "".join(shown))
-    return as_data(f"{len(ids)} papers{span} on {listing}." if shown else f"{len(ids)} papers{span}.", 300)
+    return as_data(f"{len(ids)} papers{span} on {and_list(shown)}." if shown else f"{len(ids)} papers{span}.", 300)
 
 
 def _name_clusters(term_lists: list[list[str]], forms: dict[str, str], *, topic: str, taken: set[str],

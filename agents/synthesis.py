@@ -36,7 +36,7 @@ import numpy as np
 
 from ..sanitize import looks_like_injection, untrusted
 from .attribution import attribute, paper_handle, standalone
-from .text import sentences
+from .text import and_list, sentences
 
 Encoder = Callable[[Sequence[str]], np.ndarray]
 
@@ -217,8 +217,7 @@ def _years(papers: Sequence[dict]) -> str:
 
 
 def _listing(papers: Sequence[dict], keys: Sequence[int]) -> str:
-    handles = [f"{paper_handle(papers[k - 1])[0]} [{k}]" for k in keys]
-    return handles[0] if len(handles) == 1 else ", ".join(handles[:-1]) + f" and {handles[-1]}"
+    return and_list([f"{paper_handle(papers[k - 1])[0]} [{k}]" for k in keys])
 
 
 def opening_sentence(title: str, papers: Sequence[dict], *, list_works: bool) -> str:

@@ -83,6 +83,11 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(text.strip()) if s.strip()]
 
 
+def and_list(items: list[str]) -> str:
+    """"A", "A and B", "A, B and C" (empty for no items)."""
+    return ", ".join(items[:-1]) + (f" and {items[-1]}" if len(items) > 1 else "".join(items))
+
+
 def citation_units(text: str) -> list[str]:
     """What a citation marker is attached to: sentences of prose, and each row of a pipe table on
     its own (a row describes one paper; lumping a table into one "sentence" would attach every

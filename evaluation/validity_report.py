@@ -195,10 +195,11 @@ def trained_on(metric: str) -> set[str]:
     validity measured on them is in-sample; empty for formula metrics."""
     if not metric.startswith("quality."):
         return set()
-    path = Path(__file__).resolve().parent / "quality" / "model_v2.json"
+    from .quality.model import load_model
+
     try:
-        return set(json.loads(path.read_text(encoding="utf-8"))["training_data"]["disciplines"])
-    except (OSError, KeyError, TypeError, ValueError):
+        return set(load_model()["training_data"]["disciplines"])
+    except (UserError, KeyError, TypeError):
         return set()
 
 

@@ -159,7 +159,7 @@ def choose_hyper(drafts: list[Draft], targets: dict, component: str, labels=None
 
 def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_labels=None,
          target_forms: tuple[str, ...] = TARGETS) -> dict:
-    """Outer leave-one-discipline-out with nested alpha selection; ``labels`` train the outline
+    """Outer leave-one-discipline-out with nested choice of alpha and target form; ``labels`` train the outline
     model, ``eval_labels`` (held-out discipline only) measure its pairwise accuracy."""
     eval_labels = eval_labels if eval_labels is not None else labels
     per_disc, alphas, forms, label_acc = {}, {}, {}, []
