@@ -320,7 +320,7 @@ def display_metrics(board: Leaderboard) -> list[str]:
 
 def _validity_table(board: Leaderboard) -> dict[str, str]:
     """Metric -> measured validity; the quality model's disciplines are its training data, so its
-    leave-one-discipline-out ρ (model_v2.json) is shown beside the harness figure."""
+    leave-one-discipline-out ρ (model_v3.json) is shown beside the harness figure."""
     from .quality.model import load_model
     from .quality.validity import validity_label
 

@@ -120,7 +120,7 @@ def _reference_spans(lines: list[str], headings: list[_Heading]) -> list[tuple[i
         return spans
     # no heading: a "References" line, or a trailing run of "[n]" entries (SGSimEval rules 3-4)
     for i in range(len(lines) - 1, len(lines) // 3, -1):
-        if _is_references(lines[i].strip().strip("*_:")):
+        if _is_references(lines[i].strip().strip("*_:")) or _INLINE_REFERENCES.match(lines[i]):
             return [(i, len(lines))]
     start = next((i for i, ln in enumerate(lines) if re.match(r"^\s*\[1\]\s+\S", ln)), None)
     if start is not None and start > len(lines) // 3:
@@ -128,10 +128,16 @@ def _reference_spans(lines: list[str], headings: list[_Heading]) -> list[tuple[i
     return []
 
 
+# "References [1] A. Author. Title, 2020. [2] ..." on one line (PDF conversions, SurveyX)
+_INLINE_REFERENCES = re.compile(r"^\s*(?:references|bibliography)\s*:?\s+(?=\[1\]\s)", re.I)
+
+
 def _entries_text(lines: list[str], span: tuple[int, int]) -> str:
     start, end = span
     if _is_references(lines[start].strip().lstrip("#").strip().strip("*_:")):
         start += 1
+    elif inline := _INLINE_REFERENCES.match(lines[start]):
+        return "\n".join([lines[start][inline.end():], *lines[start + 1:end]])
     return "\n".join(lines[start:end])
 
 

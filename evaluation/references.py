@@ -174,7 +174,10 @@ def _find_marker(block: str, marker: str, number: int, pos: int) -> tuple[int, i
 
 _BRACKET_MARKER = r"\[{n}\]\s*"
 # "n. " / "n) " after a non-digit, or glued to a year ("...arXiv:2308.00352, 202324. Dong Y")
-_NUMBERED_MARKER = r"(?:^|(?<=[^\d.\-/:])|(?<=[^\d](?:19|20)\d\d))(?<!\d\s){n}[.)]\s+(?=[^\d\s])"
+# A number at the start of a line always starts an entry, even after a line ending in a digit
+# ("URL: https://nature.com/articles/nphys2759" then "2. Title": Qwen Deep Research).
+_NUMBERED_MARKER = (r"(?:^|(?<=\n)|(?:(?<=[^\d.\-/:])|(?<=[^\d](?:19|20)\d\d))(?<!\d\s))"
+                    r"{n}[.)]\s+(?=[^\d\s])")
 
 
 def _cut_after_urls(line: str) -> list[str]:
@@ -238,7 +241,8 @@ def _split_author_year_line(line: str) -> list[str]:
     return [line[a:b] for a, b in zip(cuts, cuts[1:] + [len(line)])]
 
 
-_BRACKET_LINE = re.compile(r"^\s*\[(\d{1,4})\]\s*")
+# "[6] ..." and the bulleted, bold "*   **[6]** ..." (Gemini Deep Research)
+_BRACKET_LINE = re.compile(r"^\s*(?:[-*•]\s+)?(?:\*\*)?\[(\d{1,4})\](?:\*\*)?\s*")
 _TRAILING_MARKERS = re.compile(r"(?:\s*\[\d{1,4}(?:\s*[-–—,;]\s*\d{1,4})*\])+\s*$")
 
 
@@ -261,12 +265,41 @@ def _split_bracket_lines(lines: list[str]) -> list[tuple[list[str], str]]:
     return [(keys, _TRAILING_MARKERS.sub("", body)) for keys, body in entries]
 
 
+def _list_runs(lines: list[str]) -> list[list[str]]:
+    """The lists of a block keyed in different styles one after the other: Gemini Deep Research
+    prints its "[cite: n]"-keyed references, then a "1. [domain](url)" list of sources."""
+    runs: list[list[str]] = [[]]
+    styles: list[str | None] = [None]
+    for line in lines:
+        style = "bracket" if _BRACKET_LINE.match(line) else "numbered" if _NUMBERED_LINE.match(line) else None
+        if style and styles[-1] and style != styles[-1]:
+            runs.append([])
+            styles.append(style)
+        elif style:
+            styles[-1] = style
+        runs[-1].append(line)
+    keyed = [sum(1 for ln in run if _BRACKET_LINE.match(ln) or _NUMBERED_LINE.match(ln)) for run in runs]
+    # a stray "[3] ..." continuation inside a numbered list is not a second list
+    return runs if len(runs) > 1 and min(keyed) >= 3 else [lines]
+
+
 def split_reference_block(block: str) -> list[Reference]:
     """All entries of a references block, each with a key the in-text markers can resolve to."""
     lines = [ln for ln in block.splitlines() if ln.strip() and not re.match(r"^\s*(#|---|\*\*\*)", ln)]
     if not lines:
         return []
-    bracket_starts = sum(1 for ln in lines if re.match(r"^\s*\[\d{1,4}\]", ln))
+    runs = _list_runs(lines)
+    if len(runs) > 1:
+        # the first list owns its keys: the in-text markers were written against it
+        merged: list[Reference] = []
+        taken: set[str] = set()
+        for run in runs:
+            for ref in split_reference_block("\n".join(run)):
+                if ref.key not in taken:
+                    taken.add(ref.key)
+                    merged.append(ref)
+        return merged
+    bracket_starts = sum(1 for ln in lines if _BRACKET_LINE.match(ln))
     numbered_starts = sum(1 for ln in lines if _NUMBERED_LINE.match(ln) or _NUMBER_RUN_LINE.match(ln))
     dotted_starts = sum(1 for ln in lines if _NUMBERED_LINE.match(ln))
     if bracket_starts and bracket_starts >= numbered_starts and not _keys_out_of_order(lines):

@@ -209,6 +209,49 @@ def test_deep_research_cite_labels_and_references_in_their_own_order():
     assert keys == [["3", "1"], ["4"]]
 
 
+def test_keyed_references_followed_by_a_numbered_source_list():
+    """Gemini prints its references, then a "Sources:" list numbered 1, 2, 3 ... of web domains:
+    two lists, not one run-together entry; the first keeps the keys the text cites."""
+    sources = "\n**Sources:**\n" + "".join(f"{n}. [site{n}.org](https://redirect.example/{n})\n" for n in range(1, 6))
+    survey = parse_markdown(GEMINI + sources)
+    assert [r.key for r in survey.references] == ["3", "4", "1", "2", "5"]
+    assert survey.references[2].title.startswith("Recent advances")
+    assert [c.ref_keys for c in survey.citations] == [["3", "1"], ["4"]]
+
+
+def test_bulleted_bold_bracket_keys():
+    text = ("# T\n\n## 1 Intro\n\nA claim [cite: 12]. Another [cite: 3].\n\n## References\n\n"
+            "*   **[12]** Hull, C. E., et al. (2007). Taking advantage of digital opportunities. *IJEIM*. [12]\n"
+            "*   **[3]** Kraus, S. (2019). Digital entrepreneurship: a research agenda. *IJEBR*. [3]\n"
+            "*   **[5]** Nambisan, S. (2017). Digital entrepreneurship. *ETP*. [5]\n")
+    survey = parse_markdown(text)
+    assert [(r.key, r.year) for r in survey.references] == [("12", 2007), ("3", 2019), ("5", 2017)]
+    assert survey.references[0].title.startswith("Taking advantage of digital opportunities")
+
+
+def test_numbered_titles_with_url_lines_ending_in_digits():
+    """Qwen's "N. Title" / "URL: ...2759" pairs: a number opening a line starts the next entry even
+    right after a URL that ends in a digit."""
+    text = ("# T\n\n## 1 Intro\n\nThe model [1] and its limits [3].\n\n# References\n\n"
+            "1. The Hubbard model at half a century | Nature Physics\n   URL: https://www.nature.com/articles/nphys2759\n"
+            "2. [2103.12097] The Hubbard Model\n   URL: https://arxiv.org/abs/2103.12097\n"
+            "3. A strong-coupling expansion for the Hubbard model\n   URL: https://arxiv.org/abs/cond-mat/0008447\n")
+    survey = parse_markdown(text)
+    assert [r.key for r in survey.references] == ["1", "2", "3"]
+    assert "Hubbard Model" in survey.references[1].text and "half a century" not in survey.references[1].text
+
+
+def test_references_label_and_entries_on_one_line():
+    """A PDF conversion (SurveyX) with no References heading, the label running into the list."""
+    text = ("# T\n\n## 1 Intro\n\n" + "Filler sentence about the topic. " * 3 + "\n\nA study [1] and another [2].\n\n"
+            "## 2 Conclusion\n\nDone.\n\nReferences [1] Ann Lee and Bo Chen. A survey on twins, 2020. "
+            "[2] Cy Dee. Industry 4.0 and circular economy, 2021.\n")
+    survey = parse_markdown(text)
+    assert [(r.key, r.year) for r in survey.references] == [("1", 2020), ("2", 2021)]
+    assert [c.ref_keys for c in survey.citations] == [["1", "2"]]
+    assert "References" not in survey.sections[-1].text
+
+
 def test_default_topic_comes_from_a_topical_file_name_else_the_title(tmp_path):
     from pathlib import Path
 

@@ -11,7 +11,8 @@ import pytest
 from surveygraph.errors import UserError
 from surveygraph.evaluation.markdown_parser import parse_markdown
 from surveygraph.evaluation.parsers import parse_survey
-from surveygraph.evaluation.quality import ALL_FEATURES, content_quality, load_model, score_survey, verdict
+from surveygraph.evaluation.quality import (ALL_FEATURES, content_quality, load_model, score_survey, survey_features,
+                                           verdict)
 from surveygraph.evaluation.quality.dataset import Draft
 from surveygraph.evaluation.quality.model import MODEL_PATH, COMPONENTS
 from surveygraph.evaluation.quality.train import fit_component, predict
@@ -29,12 +30,16 @@ def test_shipped_model_is_complete_and_versioned():
     assert MODEL_PATH.stem == f"model_v{model['version']}" and model["command"].startswith("python -m surveygraph.evaluation.quality.train")
     assert set(model["features"]) == set(ALL_FEATURES)
     assert all(stats["scale"] > 0 for stats in model["features"].values())
+    assert model["components"]["overall"]["combination"] == "mean"
+    assert model["components"]["overall"]["of"] == ["outline", "content", "reference"]
     for component in COMPONENTS:
         spec = model["components"][component]
+        assert len(spec["reference_systems"]) == len(model["training_data"]["systems"])
+        if component == "overall":
+            continue
         assert all(w >= 0 for w in spec["weights"].values())  # monotone: the anti-padding argument
         assert any(w > 0 for w in spec["weights"].values()), component
         assert spec["calibration"]["slope"] > 0
-        assert len(spec["reference_systems"]) == len(model["training_data"]["systems"])
         cv = model["cv"][component]
         assert len(cv["rho_per_discipline"]) == len(model["training_data"]["disciplines"]) == 6
         assert -1 <= cv["rho_mean"] <= 1
@@ -56,6 +61,22 @@ def test_scoring_a_fixture_is_deterministic_and_on_the_rubric_scale():
     assert all(1.0 <= v <= 5.0 for v in first.values())
     line = verdict(first)
     assert line.startswith("quality.overall") and "reference systems" in line
+
+
+def test_overall_is_the_mean_of_the_components_as_surveylens_defines_it():
+    scores = score_survey(parse_survey(FIXTURE, topic=TOPIC))
+    assert scores["overall"] == pytest.approx((scores["outline"] + scores["content"] + scores["reference"]) / 3)
+    from surveygraph.evaluation.quality.model import contributions
+
+    features = survey_features(parse_survey(FIXTURE, topic=TOPIC))
+    model = load_model()
+    parts = contributions(features, "overall", model)
+    assert parts and set(parts) <= set(ALL_FEATURES)
+    # each feature's overall share is its components' shares on the 1-5 scale, averaged
+    name = next(iter(parts))
+    expected = sum(model["components"][c]["calibration"]["slope"] * contributions(features, c, model).get(name, 0.0)
+                   for c in ("outline", "content", "reference")) / 3
+    assert parts[name] == pytest.approx(expected, abs=1e-3)
 
 
 def test_missing_model_file_is_a_user_error(tmp_path):

@@ -1,9 +1,10 @@
-"""Load the shipped quality model (``model_v2.json``) and score surveys with it.
+"""Load the shipped quality model (``model_v3.json``) and score surveys with it.
 
-A component score is ``clip(a + b * Σ_i w_i (x_i - mean_i) / scale_i, 1, 5)``: standardised
-features, non-negative weights ``w`` fitted by ``train.py``, and a linear map (a, b > 0) onto the
-SurveyLens rubric's 1-5 scale fitted on the training systems, so "3.9" reads like a SurveyLens
-score. Every step is monotone non-decreasing in every feature.
+An outline, content or reference score is ``clip(a + b * Σ_i w_i (x_i - mean_i) / scale_i, 1, 5)``:
+standardised features, non-negative weights ``w`` fitted by ``train.py``, and a linear map
+(a, b > 0) onto the SurveyLens rubric's 1-5 scale fitted on the training systems, so "3.9" reads
+like a SurveyLens score. Overall is the mean of the three, as SurveyLens defines it. Every step is
+monotone non-decreasing in every feature.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ...errors import UserError
 from ...models import Survey
 from .features import ALL_FEATURES, survey_features
 
-MODEL_PATH = Path(__file__).with_name("model_v2.json")
+MODEL_PATH = Path(__file__).with_name("model_v3.json")
 COMPONENTS = ("outline", "content", "reference", "overall")
 
 
@@ -40,6 +41,8 @@ def component_score(features: dict[str, float], component: str, model: dict | No
     """One component's score on the 1-5 scale from a feature dict (``survey_features``)."""
     model = model or load_model()
     spec = model["components"][component]
+    if "combination" in spec:  # overall: the mean of the component scores
+        return float(sum(component_score(features, c, model) for c in spec["of"]) / len(spec["of"]))
     raw = raw_score(features, component, model)
     value = spec["calibration"]["intercept"] + spec["calibration"]["slope"] * raw
     return float(min(5.0, max(1.0, value)))
@@ -71,11 +74,20 @@ def score_survey(survey: Survey, model: dict | None = None) -> dict[str, float]:
 
 
 def contributions(features: dict[str, float], component: str, model: dict | None = None) -> dict[str, float]:
-    """Each feature's share of the raw score (weight × z-score): why a survey got its score."""
+    """Each feature's share of the raw score (weight × z-score): why a survey got its score.
+    For overall, the components' shares on the 1-5 scale (slope × share), averaged."""
     model = model or load_model()
     stats = model["features"]
+    spec = model["components"][component]
+    if "combination" in spec:  # overall: each component's contributions on the 1-5 scale, averaged
+        total: dict[str, float] = {}
+        for part in spec["of"]:
+            slope = model["components"][part]["calibration"]["slope"]
+            for name, value in contributions(features, part, model).items():
+                total[name] = total.get(name, 0.0) + slope * value / len(spec["of"])
+        return {name: round(v, 4) for name, v in total.items()}
     return {name: round(w * (features[name] - stats[name]["mean"]) / stats[name]["scale"], 4)
-            for name, w in model["components"][component]["weights"].items() if w}
+            for name, w in spec["weights"].items() if w}
 
 
 def verdict(scores: dict[str, float], model: dict | None = None, component: str = "overall") -> str:

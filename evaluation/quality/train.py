@@ -1,19 +1,23 @@
-"""Fit the offline quality model and write ``model_v2.json`` (with its CV figures).
+"""Fit the offline quality model and write ``model_v3.json`` (with its CV figures).
 
     python -m surveygraph.evaluation.quality.train --data ../shared/data/asg_bench \\
         --labels ../shared/data/asg_bench/human_outline_labels.jsonl
 
-Model (per component): a pairwise ranking regression. Features are standardised; within each
-topic, the systems' feature vectors and their targets (the SurveyLens scores, or their
-per-discipline ranks: ``TARGETS``) are centred, which makes least
-squares on the centred rows the same as least squares on every within-topic system pair's
-differences. ``sklearn.linear_model.Ridge(positive=True)`` fits it: non-negative weights on
-features that are "higher = better" by construction keep the score monotone, so padding that
-cannot raise a feature cannot raise the score. The outline component also gets one difference
-row per expert outline judgment (target ± the spread of the centred rubric targets). The ridge
-strength and the target form are chosen by leave-one-discipline-out CV *inside* the training
-disciplines (nested);
-reported figures are the outer leave-one-discipline-out Spearman ρ of the system means.
+Model (outline, content, reference): a ranking regression at the level the targets are defined.
+SurveyLens scores a system once per discipline (the mean over its topics), so each training row is
+one (system, discipline): the mean of its drafts' standardised features, centred within the
+discipline, against its centred target (the SurveyLens score, or the system's per-discipline rank:
+``TARGETS``). Least squares on discipline-centred rows is least squares on every within-discipline
+system pair's differences. ``sklearn.linear_model.Ridge(positive=True)`` fits it: non-negative
+weights on features that are "higher = better" by construction keep the score monotone, so padding
+that cannot raise a feature cannot raise the score. The ridge strength and the target form are
+chosen by leave-one-discipline-out CV *inside* the training disciplines (nested); reported figures
+are the outer leave-one-discipline-out Spearman ρ of the system means.
+
+Overall is not fitted: SurveyLens defines it as the unweighted mean of the outline, content and
+reference scores (spec §2.6, checked on all 121 cells of its Table 2), so it is the mean of the three
+calibrated component scores, and its LODO figure the mean of the held-out component predictions.
+A direct regression of overall on all features is kept in the CV record for comparison.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from .model import MODEL_PATH
 
 COMPONENT_FEATURES = {"outline": OUTLINE_FEATURES, "content": CONTENT_FEATURES,
                       "reference": REFERENCE_FEATURES, "overall": ALL_FEATURES}
+FITTED = ("outline", "content", "reference")  # overall = their mean (SurveyLens' definition)
 ALPHAS = tuple(float(a) for a in np.logspace(-1, 6, 15))
 # What the regression fits, chosen per component with the ridge strength by the inner CV:
 # "rank" = each discipline's SurveyLens scores replaced by the systems' standardised ranks in that
@@ -53,16 +58,23 @@ def _matrix(drafts: list[Draft], names=ALL_FEATURES) -> np.ndarray:
 
 
 def _centred_rows(drafts: list[Draft], z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Subtract each topic's mean from its surveys' features and targets (within-topic pairs)."""
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    """One row per (system, discipline): its drafts' mean features and target, minus the
+    discipline's mean over systems (within-discipline pairs). Fitting per draft instead regresses
+    topic-to-topic feature noise on a target that does not vary by topic (LODO ρ lower on every
+    component: BENCHMARKS.md, "Offline quality score")."""
+    cells: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, d in enumerate(drafts):
-        groups[(d.discipline, d.topic)].append(i)
+        cells[(d.system, d.discipline)].append(i)
+    keys = sorted(cells)
+    x_cell = np.array([z[cells[k]].mean(axis=0) for k in keys])
+    y_cell = np.array([y[cells[k]].mean() for k in keys])
     xs, ys = [], []
-    for idx in groups.values():
+    for disc in sorted({k[1] for k in keys}):
+        idx = [i for i, k in enumerate(keys) if k[1] == disc]
         if len(idx) < 2:
             continue
-        xs.append(z[idx] - z[idx].mean(axis=0))
-        ys.append(y[idx] - y[idx].mean())
+        xs.append(x_cell[idx] - x_cell[idx].mean(axis=0))
+        ys.append(y_cell[idx] - y_cell[idx].mean())
     return np.vstack(xs), np.concatenate(ys)
 
 
@@ -157,18 +169,34 @@ def choose_hyper(drafts: list[Draft], targets: dict, component: str, labels=None
     return best[1], best[0], {f"{form}:{alpha:g}": rho for (form, alpha), rho in table.items()}
 
 
+def calibration(fit: dict, drafts: list[Draft], targets: dict, component: str) -> tuple[float, float]:
+    """(intercept, slope > 0) mapping the fit's system means onto the SurveyLens 1-5 scores:
+    least squares, so a weakly predictive component is shrunk towards the mean it adds to."""
+    means = system_means(drafts, predict(fit, drafts))
+    keys = sorted(means)
+    x = np.array([[means[k]] for k in keys])
+    y = np.array([targets[component][k] for k in keys])
+    slope = max(float(LinearRegression().fit(x, y).coef_[0]), 1e-6)  # monotone by construction
+    return float(y.mean() - slope * x.mean()), slope
+
+
 def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_labels=None,
-         target_forms: tuple[str, ...] = TARGETS) -> dict:
+         target_forms: tuple[str, ...] = TARGETS) -> tuple[dict, np.ndarray]:
     """Outer leave-one-discipline-out with nested choice of alpha and target form; ``labels`` train the outline
-    model, ``eval_labels`` (held-out discipline only) measure its pairwise accuracy."""
+    model, ``eval_labels`` (held-out discipline only) measure its pairwise accuracy. Also returns
+    each draft's held-out score on the 1-5 scale (calibrated on the training disciplines)."""
     eval_labels = eval_labels if eval_labels is not None else labels
     per_disc, alphas, forms, label_acc = {}, {}, {}, []
+    heldout = np.zeros(len(drafts))
     for held in sorted({d.discipline for d in drafts}):
         train = [d for d in drafts if d.discipline != held]
-        test = [d for d in drafts if d.discipline == held]
+        test_idx = [i for i, d in enumerate(drafts) if d.discipline == held]
+        test = [drafts[i] for i in test_idx]
         train_labels = [lab for lab in labels or [] if lab.discipline != held]
         alpha, form, _ = choose_hyper(train, targets, component, train_labels, target_forms)
         fit = fit_component(train, targets, component, alpha, train_labels, form)
+        intercept, slope = calibration(fit, train, targets, component)
+        heldout[test_idx] = np.clip(intercept + slope * predict(fit, test), 1.0, 5.0)
         forms[held] = form
         per_disc[held] = discipline_rho(test, predict(fit, test), targets, component)[held]
         alphas[held] = alpha
@@ -180,7 +208,7 @@ def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_l
         decided = [c for c in label_acc if c is not None]
         result["human_pairwise_accuracy"] = float(np.mean(decided))
         result["human_pairs"] = len(decided)
-    return result
+    return result, heldout
 
 
 def _label_correct(fit: dict, lab: OutlineLabel) -> float | None:
@@ -222,11 +250,19 @@ def baselines(drafts: list[Draft], targets: dict, labels: list[OutlineLabel]) ->
     return out
 
 
+def _reference_systems(drafts: list[Draft], scores: np.ndarray) -> dict[str, float]:
+    """Each training system's mean score over its (system, discipline) cells."""
+    per_system = defaultdict(list)
+    for (system, _disc), v in system_means(drafts, scores).items():
+        per_system[system].append(v)
+    return {s: round(float(np.mean(v)), 4) for s, v in sorted(per_system.items())}
+
+
 def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], command: str) -> dict:
     scaler = StandardScaler().fit(_matrix(drafts))
     scale = np.where(scaler.scale_ == 0, 1.0, scaler.scale_)
     model: dict = {
-        "version": "2", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
+        "version": "3", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
         "command": command,
         "features": {n: {"mean": float(scaler.mean_[i]), "scale": float(scale[i])}
                      for i, n in enumerate(ALL_FEATURES)},
@@ -239,55 +275,49 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
             "outline_labels": sum(1 for lab in labels if lab.choice in ("a", "b")),
             "outline_labels_use": "training rows" if TRAIN_ON_LABELS else "validation only (LODO accuracy)",
         },
-        "method": "within-topic centred (pairwise) ridge regression, positive weights, "
-                  "alpha by nested leave-one-discipline-out CV; linear map onto the 1-5 rubric scale",
+        "method": "ridge regression on (system, discipline) mean features centred within each discipline, "
+                  "positive weights, alpha and target form by nested leave-one-discipline-out CV; linear map "
+                  "onto the 1-5 rubric scale; overall = mean of the three component scores (SurveyLens' definition)",
         "target_forms": {"rank": "per-discipline standardised ranks of the SurveyLens scores",
                          "score": "the SurveyLens 1-5 scores"},
         "components": {}, "cv": {}, "baselines": baselines(drafts, targets, labels),
     }
-    for component in ("outline", "content", "reference", "overall"):
+    heldout = {}
+    for component in FITTED:
         comp_labels = labels if component == "outline" and TRAIN_ON_LABELS else None
         print(f"fitting {component} ...", file=sys.stderr)
-        cv = lodo(drafts, targets, component, comp_labels, labels if component == "outline" else None)
+        cv, heldout[component] = lodo(drafts, targets, component, comp_labels,
+                                      labels if component == "outline" else None)
         if component == "outline" and labels:
             other = None if TRAIN_ON_LABELS else labels
             cv["with_labels" if not TRAIN_ON_LABELS else "without_labels"] = lodo(
-                drafts, targets, component, other, labels)
+                drafts, targets, component, other, labels)[0]
         for form in TARGETS:  # each target form alone, for comparison
             cv[f"{form}_targets_only"] = {k: v for k, v in lodo(
-                drafts, targets, component, comp_labels, None, (form,)).items() if k in ("rho_mean", "rho_per_discipline")}
+                drafts, targets, component, comp_labels, None, (form,))[0].items() if k in ("rho_mean", "rho_per_discipline")}
         alpha, form, grid = choose_hyper(drafts, targets, component, comp_labels)
         fit = fit_component(drafts, targets, component, alpha, comp_labels, form)
-        raw = predict(fit, drafts)
-        means = system_means(drafts, raw)
-        keys = sorted(means)
-        calib = LinearRegression().fit(np.array([[means[k]] for k in keys]),
-                                       np.array([targets[component][k] for k in keys]))
-        slope = max(float(calib.coef_[0]), 1e-6)  # monotone by construction
-        intercept = float(np.mean([targets[component][k] for k in keys]) - slope * np.mean([means[k] for k in keys]))
-        calibrated = {k: intercept + slope * v for k, v in means.items()}
-        per_system = defaultdict(list)
-        for (system, _disc), v in calibrated.items():
-            per_system[system].append(v)
+        intercept, slope = calibration(fit, drafts, targets, component)
         model["components"][component] = {
             "features": list(fit["names"]), "alpha": alpha, "target": form, "grid_rho": grid,
             "weights": {n: round(float(w), 6) for n, w in zip(fit["names"], fit["weights"])},
             "calibration": {"intercept": intercept, "slope": slope},
-            "reference_systems": {s: round(float(np.mean(v)), 4) for s, v in sorted(per_system.items())},
+            "reference_systems": _reference_systems(drafts, intercept + slope * predict(fit, drafts)),
         }
         model["cv"][component] = cv
-    means_rho = _mean_of_components_rho(model, drafts, targets)
-    model["cv"]["overall"]["mean_of_components_rho"] = means_rho
-    return model
-
-
-def _mean_of_components_rho(model: dict, drafts: list[Draft], targets: dict) -> float:
-    """In-sample check only: ρ of mean(O, C, R) scores vs Table 2 (the overall model is direct)."""
+    print("overall (mean of the components; direct regression for comparison) ...", file=sys.stderr)
+    mean_heldout = np.mean([heldout[c] for c in FITTED], axis=0)
+    per_disc = discipline_rho(drafts, mean_heldout, targets, "overall")
+    direct = lodo(drafts, targets, "overall")[0]
+    model["cv"]["overall"] = {
+        "rho_mean": float(np.mean(list(per_disc.values()))), "rho_per_discipline": per_disc,
+        "direct_regression": {k: direct[k] for k in ("rho_mean", "rho_per_discipline")}}
     from .model import component_score
 
-    scores = np.array([np.mean([component_score(d.features, c, model) for c in ("outline", "content", "reference")])
-                       for d in drafts])
-    return float(np.mean(list(discipline_rho(drafts, scores, targets, "overall").values())))
+    model["components"]["overall"] = {"combination": "mean", "of": list(FITTED)}
+    in_sample = np.array([component_score(d.features, "overall", model) for d in drafts])
+    model["components"]["overall"]["reference_systems"] = _reference_systems(drafts, in_sample)
+    return model
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,7 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     command = ("python -m surveygraph.evaluation.quality.train --data ../shared/data/asg_bench "
                "--labels ../shared/data/asg_bench/human_outline_labels.jsonl")
     model = build_model(drafts, targets, labels, command)
-    args.out.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(args.out)  # never a half-written model
     for component, cv in model["cv"].items():
         single = model["baselines"]["single_feature_lodo"][component]
         print(f"{component:<10} LODO ρ {cv['rho_mean']:+.3f}  best single feature (chosen LODO) "
