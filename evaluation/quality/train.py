@@ -37,7 +37,7 @@ from sklearn.preprocessing import StandardScaler
 from .dataset import (FEATURE_VERSION, REFERENCE_CSV, Draft, OutlineLabel, load_drafts,
                       load_outline_labels, load_reference_scores)
 from .features import ALL_FEATURES, CONTENT_FEATURES, OUTLINE_FEATURES, REFERENCE_FEATURES
-from .model import MODEL_PATH
+from .model import MODEL_PATH, component_score
 
 COMPONENT_FEATURES = {"outline": OUTLINE_FEATURES, "content": CONTENT_FEATURES,
                       "reference": REFERENCE_FEATURES, "overall": ALL_FEATURES}
@@ -284,40 +284,49 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
     }
     heldout = {}
     for component in FITTED:
-        comp_labels = labels if component == "outline" and TRAIN_ON_LABELS else None
         print(f"fitting {component} ...", file=sys.stderr)
-        cv, heldout[component] = lodo(drafts, targets, component, comp_labels,
-                                      labels if component == "outline" else None)
-        if component == "outline" and labels:
-            other = None if TRAIN_ON_LABELS else labels
-            cv["with_labels" if not TRAIN_ON_LABELS else "without_labels"] = lodo(
-                drafts, targets, component, other, labels)[0]
-        for form in TARGETS:  # each target form alone, for comparison
-            cv[f"{form}_targets_only"] = {k: v for k, v in lodo(
-                drafts, targets, component, comp_labels, None, (form,))[0].items() if k in ("rho_mean", "rho_per_discipline")}
-        alpha, form, grid = choose_hyper(drafts, targets, component, comp_labels)
-        fit = fit_component(drafts, targets, component, alpha, comp_labels, form)
-        intercept, slope = calibration(fit, drafts, targets, component)
-        model["components"][component] = {
-            "features": list(fit["names"]), "alpha": alpha, "target": form, "grid_rho": grid,
-            "weights": {n: round(float(w), 6) for n, w in zip(fit["names"], fit["weights"])},
-            "calibration": {"intercept": intercept, "slope": slope},
-            "reference_systems": _reference_systems(drafts, intercept + slope * predict(fit, drafts)),
-        }
-        model["cv"][component] = cv
+        model["cv"][component], heldout[component] = _component_cv(drafts, targets, component, labels)
+        model["components"][component] = _component_entry(drafts, targets, component, labels)
     print("overall (mean of the components; direct regression for comparison) ...", file=sys.stderr)
-    mean_heldout = np.mean([heldout[c] for c in FITTED], axis=0)
-    per_disc = discipline_rho(drafts, mean_heldout, targets, "overall")
+    per_disc = discipline_rho(drafts, np.mean([heldout[c] for c in FITTED], axis=0), targets, "overall")
     direct = lodo(drafts, targets, "overall")[0]
     model["cv"]["overall"] = {
         "rho_mean": float(np.mean(list(per_disc.values()))), "rho_per_discipline": per_disc,
         "direct_regression": {k: direct[k] for k in ("rho_mean", "rho_per_discipline")}}
-    from .model import component_score
-
     model["components"]["overall"] = {"combination": "mean", "of": list(FITTED)}
     in_sample = np.array([component_score(d.features, "overall", model) for d in drafts])
     model["components"]["overall"]["reference_systems"] = _reference_systems(drafts, in_sample)
     return model
+
+
+def _component_cv(drafts: list[Draft], targets: dict, component: str,
+                  labels: list[OutlineLabel]) -> tuple[dict, np.ndarray]:
+    """The nested LODO record of one component (with its comparison figures) and its held-out scores."""
+    comp_labels = labels if component == "outline" and TRAIN_ON_LABELS else None
+    cv, heldout = lodo(drafts, targets, component, comp_labels, labels if component == "outline" else None)
+    if component == "outline" and labels:
+        other = None if TRAIN_ON_LABELS else labels
+        cv["with_labels" if not TRAIN_ON_LABELS else "without_labels"] = lodo(
+            drafts, targets, component, other, labels)[0]
+    for form in TARGETS:  # each target form alone, for comparison
+        cv[f"{form}_targets_only"] = {k: v for k, v in lodo(
+            drafts, targets, component, comp_labels, None, (form,))[0].items()
+            if k in ("rho_mean", "rho_per_discipline")}
+    return cv, heldout
+
+
+def _component_entry(drafts: list[Draft], targets: dict, component: str, labels: list[OutlineLabel]) -> dict:
+    """The shipped fit of one component on all six disciplines."""
+    comp_labels = labels if component == "outline" and TRAIN_ON_LABELS else None
+    alpha, form, grid = choose_hyper(drafts, targets, component, comp_labels)
+    fit = fit_component(drafts, targets, component, alpha, comp_labels, form)
+    intercept, slope = calibration(fit, drafts, targets, component)
+    return {
+        "features": list(fit["names"]), "alpha": alpha, "target": form, "grid_rho": grid,
+        "weights": {n: round(float(w), 6) for n, w in zip(fit["names"], fit["weights"])},
+        "calibration": {"intercept": intercept, "slope": slope},
+        "reference_systems": _reference_systems(drafts, intercept + slope * predict(fit, drafts)),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
