@@ -38,11 +38,25 @@ def quality_summary(data: dict, survey) -> dict:
             "component_verdicts": {c: verdict(scores, component=c) for c in ("outline", "content", "reference")}}
 
 
+def extractive_caveat(gate: dict) -> str | None:
+    """A note when subsections are the extractive floor: the content features reward grounded,
+    cited sentences, which quoting the cited abstracts maximises, so the content score (and the
+    overall it averages into) reads as "grounded", not as "well written"."""
+    steps = [g for g in (gate or {}).values() if g.get("step") == "write_subsection"]
+    floor = sum(1 for g in steps if g.get("winner") == "floor")
+    if not floor:
+        return None
+    return (f"note: {floor} of {len(steps)} subsections are the extractive floor (sentences taken from the "
+            "abstracts they cite); the content score measures grounding and citation, not writing, "
+            "so compare the outline and reference scores with the reference systems")
+
+
 def quality_lines(quality: dict) -> list[str]:
     scores = quality["scores"]
+    caveat = [quality["caveat"], ""] if quality.get("caveat") else []
     return ["## Quality (offline learned score, SurveyLens 1-5 scale)", "",
             " · ".join(f"{c} {scores[c]:.2f}" for c in ("overall", "outline", "content", "reference")),
-            "", quality["verdict"], ""]
+            "", quality["verdict"], "", *caveat]
 
 
 def retrieved_papers(state: dict) -> list[Paper]:
@@ -75,6 +89,8 @@ def self_evaluate(state: dict, deps: GenerationDeps) -> dict:
                           on_judgment=deps.on_judgment)
         data = report.model_dump(mode="json")
         data["quality"] = quality_summary(data, survey)
+        if caveat := extractive_caveat(state.get("gate") or {}):
+            data["quality"]["caveat"] = caveat
         fallbacks = []
     except Exception as exc:  # noqa: BLE001 - a broken evaluator must not lose the written survey
         data = {"metrics": [], "warnings": [f"self-evaluation failed: {type(exc).__name__}: {exc}"]}

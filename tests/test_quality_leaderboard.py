@@ -132,3 +132,25 @@ def test_self_evaluation_reports_quality_with_a_verdict(tmp_path, tmp_home, monk
     assert {"quality.overall", "quality.outline", "quality.content", "quality.reference"} <= names
     md = (tmp_path / "evaluation.md").read_text()
     assert "## Quality" in md and quality["verdict"] in md
+
+
+def test_self_evaluation_says_when_the_content_is_the_extractive_floor(tmp_path, tmp_home, monkeypatch):
+    from surveygraph.agents import self_eval
+    from surveygraph.evaluation.parsers import parse_survey
+    from surveygraph.settings import Settings
+
+    survey = parse_survey(FIXTURE, topic="Retrieval-Augmented Generation for Large Language Models")
+    monkeypatch.setattr(self_eval, "build_survey", lambda state: survey)
+    monkeypatch.setattr(self_eval, "manifest", lambda view, deps: {})
+    deps = SimpleNamespace(settings=Settings(), evaluate=None, human=None, bench_refs=None, on_judgment=None)
+    gate = {"write_subsection:1.1": {"step": "write_subsection", "winner": "floor"},
+            "write_subsection:1.2": {"step": "write_subsection", "winner": "model"},
+            "write_abstract:": {"step": "write_abstract", "winner": "floor"}}
+    update = self_eval.self_evaluate({"run_dir": str(tmp_path), "topic": survey.topic, "gate": gate}, deps)
+    caveat = update["evaluation"]["quality"]["caveat"]
+    assert caveat.startswith("note: 1 of 2 subsections are the extractive floor")
+    assert caveat in (tmp_path / "evaluation.md").read_text()
+    all_model = {"write_subsection:1.1": {"step": "write_subsection", "winner": "model"}}
+    update = self_eval.self_evaluate({"run_dir": str(tmp_path), "topic": survey.topic, "gate": all_model}, deps)
+    assert "caveat" not in update["evaluation"]["quality"]
+    assert "extractive floor" not in (tmp_path / "evaluation.md").read_text()
