@@ -17,11 +17,14 @@ from .exporter import build_survey, manifest, write_json
 
 
 def summary_lines(report: dict, limit: int = 60) -> list[str]:
-    lines = []
+    """One line per metric: name, value and its measured validity (ρ vs the SurveyLens rubric)."""
+    from ..evaluation.quality.validity import metric_validity
+
+    lines = [f"{'metric':<40} {'value':>12}  validity (ρ vs SurveyLens rubric)"] if report.get("metrics") else []
     for metric in report.get("metrics", [])[:limit]:
         value = metric.get("value")
         shown = "n/a" if value is None else (f"{value:.4f}" if isinstance(value, float) else str(value))
-        lines.append(f"{metric['name']:<40} {shown}")
+        lines.append(f"{metric['name']:<40} {shown:>12}  {metric_validity(metric['name'])}")
     lines += [f"warning: {w}" for w in report.get("warnings", [])[:5]]
     return lines
 

@@ -55,4 +55,9 @@ def render_single_report(report: EvaluationReport) -> str:
     families = list(dict.fromkeys(m.family for m in report.metrics))
     charted = [m for m in report.metrics if m.family in ("alignment", "similarity", "coverage")]
     chart = bar_chart([m.name for m in charted], [m.value for m in charted], [PALETTE[0]])
-    return _ENV.get_template("report.html.j2").render(report=report, families=families, chart=chart)
+    from .quality.validity import metric_validity
+    from .report import VALIDITY_NOTE
+
+    validity = {m.name: metric_validity(m.name) for m in report.metrics}
+    return _ENV.get_template("report.html.j2").render(report=report, families=families, chart=chart,
+                                                      validity=validity, validity_note=VALIDITY_NOTE.replace("`", ""))

@@ -22,7 +22,7 @@ from ..models import EvaluationReport, Survey
 from ..settings import Settings
 from .alignment import similarity, tau_maxsim
 from .calibration import resolve_tau, tau_summary
-from .report import format_value
+from .report import VALIDITY_NOTE, format_value
 
 SURVEY_SUFFIXES = {".md", ".markdown", ".txt", ".tex", ".pdf", ".json"}
 # Higher is better for these; the ranking averages each system's rank over the ones present.
@@ -321,14 +321,9 @@ def display_metrics(board: Leaderboard) -> list[str]:
 def _validity_table(board: Leaderboard) -> dict[str, str]:
     """Metric -> measured validity; the quality model's disciplines are its training data, so its
     leave-one-discipline-out ρ (model_v3.json) is shown beside the harness figure."""
-    from .quality.model import load_model
-    from .quality.validity import validity_label
+    from .quality.validity import metric_validity
 
-    table = {m: validity_label(m) for m in display_metrics(board)}
-    cv = load_model()["cv"] if any(m in QUALITY_METRICS for m in table) else {}
-    for metric in (m for m in table if m in QUALITY_METRICS):
-        table[metric] += f"; LODO ρ {cv[metric.split('.', 1)[1]]['rho_mean']:.2f}"
-    return table
+    return {m: metric_validity(m) for m in display_metrics(board)}
 
 
 def cell(board: Leaderboard, system: str, metric: str) -> str:
@@ -370,8 +365,7 @@ def to_markdown(board: Leaderboard) -> str:
              f"λ = {cfg.get('lam')}, similarity = {cfg.get('sim_mode')}, embedding = {cfg.get('embedding')}, "
              f"τ-MaxSim rescaled = {cfg.get('rescale_maxsim')}. Values are means over topics "
              "(tau_maxsim.union: over the cross-topic unions).",
-             how, "Validity: Spearman ρ [95% CI] of the metric's system ranking against SurveyLens' "
-             "human-validated rubric ranking (`surveygraph validate`); \"not validated\" = never measured.", ""]
+             how, VALIDITY_NOTE, ""]
     for i, (title, metrics) in enumerate(metric_groups(board)):
         lines += [f"## {title}", "", *_summary_table(board, metrics, with_rank=i == 0), ""]
     lines += ["## Per topic", ""]

@@ -6,6 +6,11 @@ import json
 from typing import Literal
 
 from ..models import EvaluationReport
+from .quality.validity import metric_validity
+
+# Shown above every report's tables (the leaderboard says the same above its own).
+VALIDITY_NOTE = ("Validity: Spearman ρ [95% CI] of the metric's system ranking against SurveyLens' "
+                 "human-validated rubric ranking (`surveygraph validate`); \"not validated\" = never measured.")
 
 ReportFormat = Literal["json", "md", "html"]
 FAMILY_ORDER = ("quality", "structure", "integrity", "coverage", "alignment", "similarity")
@@ -33,12 +38,13 @@ def render_markdown(report: EvaluationReport) -> str:
     lines = [f"# Evaluation: {title}", ""]
     if report.system or report.topic:
         lines += [f"- system: {report.system or '-'}", f"- topic: {report.topic or '-'}", ""]
+    lines += [VALIDITY_NOTE, ""]
     for family in _families(report):
-        lines += [f"## {family}", "", "| metric | value | note |", "|---|---:|---|"]
+        lines += [f"## {family}", "", "| metric | value | validity | note |", "|---|---:|---|---|"]
         for m in report.metrics:
             if m.family == family:
                 note = (m.rationale or "").replace("|", "\\|").replace("\n", " ")[:160]
-                lines.append(f"| {m.name} | {format_value(m.value)} | {note} |")
+                lines.append(f"| {m.name} | {format_value(m.value)} | {metric_validity(m.name)} | {note} |")
         lines.append("")
     if report.warnings:
         lines += ["## warnings", ""] + [f"- {w}" for w in report.warnings] + [""]

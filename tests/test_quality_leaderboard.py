@@ -154,3 +154,36 @@ def test_self_evaluation_says_when_the_content_is_the_extractive_floor(tmp_path,
     update = self_eval.self_evaluate({"run_dir": str(tmp_path), "topic": survey.topic, "gate": all_model}, deps)
     assert "caveat" not in update["evaluation"]["quality"]
     assert "extractive floor" not in (tmp_path / "evaluation.md").read_text()
+
+
+def test_evaluate_reports_show_each_metric_with_its_validity(tmp_path, tmp_home, validity_file):
+    md = tmp_path / "r.md"
+    res = CliRunner().invoke(app, ["evaluate", str(FIXTURE), "--metrics", "structure,quality",
+                                   "--format", "md", "--out", str(md)])
+    assert res.exit_code == 0, res.output
+    rows = {line.split("|")[1].strip(): line.split("|")[3].strip() for line in md.read_text().splitlines()
+            if line.startswith("| quality.") or line.startswith("| structure.")}
+    lodo = json.loads(Path(validity_mod.__file__).with_name("model_v3.json").read_text())["cv"]["overall"]["rho_mean"]
+    assert rows["quality.overall"] == f"ρ 0.81 [0.60, 0.95]; LODO ρ {lodo:.2f}"
+    assert rows["structure.words"] == "not validated"  # absent from this validity file
+    html = tmp_path / "r.html"
+    res = CliRunner().invoke(app, ["evaluate", str(FIXTURE), "--metrics", "quality", "--format", "html",
+                                   "--out", str(html)])
+    assert res.exit_code == 0 and f"ρ 0.81 [0.60, 0.95]; LODO ρ {lodo:.2f}" in html.read_text()
+
+
+def test_self_evaluation_lists_each_metric_with_its_validity(tmp_path, tmp_home, monkeypatch, validity_file):
+    from surveygraph.agents import self_eval
+    from surveygraph.evaluation.parsers import parse_survey
+    from surveygraph.settings import Settings
+
+    survey = parse_survey(FIXTURE, topic="Retrieval-Augmented Generation for Large Language Models")
+    monkeypatch.setattr(self_eval, "build_survey", lambda state: survey)
+    monkeypatch.setattr(self_eval, "manifest", lambda view, deps: {})
+    deps = SimpleNamespace(settings=Settings(), evaluate=None, human=None, bench_refs=None, on_judgment=None)
+    self_eval.self_evaluate({"run_dir": str(tmp_path), "topic": survey.topic}, deps)
+    lines = (tmp_path / "evaluation.md").read_text().splitlines()
+    table = lines[lines.index("```") + 1:]  # the metric block, after the verdict
+    overall = next(line for line in table if line.startswith("quality.overall "))
+    assert overall.endswith("ρ 0.81 [0.60, 0.95]; LODO ρ " + overall.rsplit(" ", 1)[1])
+    assert any(line.startswith("structure.words ") and line.endswith("not validated") for line in lines)

@@ -44,6 +44,19 @@ def validity_label(metric: str, validity: dict | None = None) -> str:
     return text
 
 
+def metric_validity(metric: str, validity: dict | None = None) -> str:
+    """``validity_label``, plus the quality model's own leave-one-discipline-out ρ for
+    ``quality.*``: the harness scores that model on the disciplines it was fitted on."""
+    label = validity_label(metric, validity)
+    if metric.startswith("quality."):
+        from .model import load_model
+
+        cv = load_model()["cv"].get(metric.split(".", 1)[1])
+        if cv:
+            label += f"; LODO ρ {cv['rho_mean']:.2f}"
+    return label
+
+
 def bootstrap_interval(values: list[float], *, rounds: int = 2000, seed: int = 0,
                        level: float = 0.95) -> tuple[float, float] | None:
     """Percentile bootstrap interval of the mean over topics (resampling topics)."""
