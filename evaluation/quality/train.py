@@ -196,9 +196,10 @@ def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_l
         alpha, form, _ = choose_hyper(train, targets, component, train_labels, target_forms)
         fit = fit_component(train, targets, component, alpha, train_labels, form)
         intercept, slope = calibration(fit, train, targets, component)
-        heldout[test_idx] = np.clip(intercept + slope * predict(fit, test), 1.0, 5.0)
+        raw = predict(fit, test)
+        heldout[test_idx] = np.clip(intercept + slope * raw, 1.0, 5.0)
         forms[held] = form
-        per_disc[held] = discipline_rho(test, predict(fit, test), targets, component)[held]
+        per_disc[held] = discipline_rho(test, raw, targets, component)[held]
         alphas[held] = alpha
         if component == "outline" and eval_labels:
             label_acc += [_label_correct(fit, lab) for lab in eval_labels if lab.discipline == held]
