@@ -31,7 +31,7 @@ def summary_lines(report: dict, limit: int = 60) -> list[str]:
 
 def quality_summary(data: dict, survey) -> dict:
     """The offline quality score (overall + components) and a one-line verdict placing it among
-    the ASG-Bench reference systems the model was fitted on (``model_v3.json``)."""
+    the ASG-Bench reference systems the model was fitted on (``model_v4.json``)."""
     from ..evaluation.quality import score_survey, verdict
 
     found = {m["name"].split(".", 1)[1]: m["value"] for m in data.get("metrics", [])

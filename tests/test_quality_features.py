@@ -57,6 +57,18 @@ def test_content_and_reference_features_by_hand():
     assert f["r_cited_share"] == 1.0 and f["r_valid_markers"] == 1.0 and f["r_unique_refs"] == 1.0
     assert f["r_year_known"] == 1.0
     assert f["r_recency"] == pytest.approx(0.9)  # 2009 is more than 5 years before 2024
+    assert f["r_review_titles"] == pytest.approx(2 / 10)  # [1] "Survey of ...", [4] "...: A Survey"
+
+
+def test_review_titles_count_distinct_titles_and_whole_words():
+    refs = ("[1] Graph neural networks: a review of methods. 2020.\n"
+            "[2] Graph neural networks: a review of methods. 2020.\n"
+            "[3] Surveying reviewers for graph benchmarks. 2021.\n"
+            "[4] An introduction to spectral graph theory. 1997.\n")
+    survey = parse_markdown("# T\n## Methods\n\nGraphs are studied [1][3][4].\n\n## References\n\n" + refs)
+    survey.topic = "Graph Neural Networks"
+    # the repeated entry counts once; "Surveying reviewers" names no review -> 2 of 3 distinct titles
+    assert survey_features(survey)["r_review_titles"] == pytest.approx(2 / 3)
 
 
 def test_duplicated_headings_and_uncited_text_are_waste():

@@ -1,7 +1,7 @@
 """Offline learned quality score of a survey (outline, content, reference, overall).
 
 ``score_survey(survey)`` -> {"outline", "content", "reference", "overall"} on the SurveyLens 1-5
-scale, from interpretable features (``features.py``) and the shipped ``model_v3.json``
+scale, from interpretable features (``features.py``) and the shipped ``model_v4.json``
 (``python -m surveygraph.evaluation.quality.train`` reproduces it). ``content_quality(text)``
 scores one subsection's Markdown for the generation gate.
 """

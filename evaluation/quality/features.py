@@ -48,7 +48,11 @@ OUTLINE_FEATURES = ("o_sections", "o_depth", "o_subsection_share", "o_balance", 
 CONTENT_FEATURES = ("c_cited_sentences", "c_citation_density", "c_substance_share", "c_sentence_novelty",
                     "c_readability", "c_synthesis", "c_cited_sections", "c_lexical_diversity", "c_elements")
 REFERENCE_FEATURES = ("r_references", "r_cited_share", "r_valid_markers", "r_unique_refs", "r_year_known",
-                      "r_recency", "r_use_per_reference", "r_topic_relevance")
+                      "r_recency", "r_use_per_reference", "r_topic_relevance", "r_review_titles")
+# A title that names a review or a foundational treatment. SurveyLens' reference judge sees the
+# titles only, and its rubric asks for "coverage extent and inclusion of seminal works" (A9).
+_REVIEW_TITLE = re.compile(r"\b(?:review|survey|overview|advances|progress|perspective|state[- ]of[- ]the[- ]art"
+                           r"|introduction|handbook|principles|theory|fundamentals|tutorial)\b", re.I)
 ALL_FEATURES = OUTLINE_FEATURES + CONTENT_FEATURES + REFERENCE_FEATURES
 
 
@@ -251,6 +255,7 @@ def reference_features(survey: Survey, substance: Substance) -> dict[str, float]
     integrity = {m.name.split(".", 1)[1]: m.value for m in citation_integrity(survey)}
     titles = [normalize_title(r.title or r.text)[:120] for r in refs]
     distinct = len({t for t in titles if t}) or len(refs)
+    distinct_titles = {key: r.title or r.text for key, r in zip(titles, refs) if key}
     years = [r.year for r in refs if r.year]
     newest = max(years) if years else None
     topic_words = set(content_words(survey.topic or survey.title))
@@ -265,6 +270,9 @@ def reference_features(survey: Survey, substance: Substance) -> dict[str, float]
         # share of reference entries naming a word of the topic: on-topic sources
         "r_topic_relevance": sum(1 for r in refs if topic_words & set(content_words(r.title or r.text)))
         / len(refs) if refs and topic_words else 0.0,
+        # share of the distinct titles that name a review or foundational work (seminal sources)
+        "r_review_titles": sum(1 for t in distinct_titles.values() if _REVIEW_TITLE.search(t))
+        / len(distinct_titles) if distinct_titles else 0.0,
     }
 
 

@@ -1,4 +1,4 @@
-"""Fit the offline quality model and write ``model_v3.json`` (with its CV figures).
+"""Fit the offline quality model and write ``model_v4.json`` (with its CV figures).
 
     python -m surveygraph.evaluation.quality.train --data ../shared/data/asg_bench \\
         --labels ../shared/data/asg_bench/human_outline_labels.jsonl
@@ -248,6 +248,14 @@ def baselines(drafts: list[Draft], targets: dict, labels: list[OutlineLabel]) ->
     credit = [0.5 if lab.lines_a == lab.lines_b else float((lab.lines_a > lab.lines_b) == (lab.choice == "a"))
               for lab in decided]
     out["more_lines_wins_accuracy"] = float(np.mean(credit)) if credit else None
+    # The ceiling a reference point sets: SurveyLens' own (system, discipline) outline score as the
+    # predictor of the same expert choices (ties in the score = 1/2).
+    rubric = targets["outline"]
+    known = [lab for lab in decided if (lab.system_a, lab.discipline) in rubric and (lab.system_b, lab.discipline) in rubric]
+    credit = [0.5 if rubric[(lab.system_a, lab.discipline)] == rubric[(lab.system_b, lab.discipline)] else float(
+        (rubric[(lab.system_a, lab.discipline)] > rubric[(lab.system_b, lab.discipline)]) == (lab.choice == "a"))
+        for lab in known]
+    out["surveylens_outline_rubric_accuracy"] = float(np.mean(credit)) if credit else None
     return out
 
 
@@ -263,7 +271,7 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
     scaler = StandardScaler().fit(_matrix(drafts))
     scale = np.where(scaler.scale_ == 0, 1.0, scaler.scale_)
     model: dict = {
-        "version": "3", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
+        "version": "4", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
         "command": command,
         "features": {n: {"mean": float(scaler.mean_[i]), "scale": float(scale[i])}
                      for i, n in enumerate(ALL_FEATURES)},
@@ -362,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{single['rho_mean']:+.3f} ({', '.join(sorted(set(single['chosen'])))})")
     if "human_pairwise_accuracy" in model["cv"]["outline"]:
         print(f"outline human pairwise accuracy (LODO) {model['cv']['outline']['human_pairwise_accuracy']:.3f}"
-              f" vs more-lines-wins {model['baselines']['more_lines_wins_accuracy']:.3f}")
+              f" vs more-lines-wins {model['baselines']['more_lines_wins_accuracy']:.3f}"
+              f" and SurveyLens' outline rubric {model['baselines']['surveylens_outline_rubric_accuracy']:.3f}")
     print(f"wrote {args.out}")
     return 0
 
