@@ -100,8 +100,15 @@ def verdict(scores: dict[str, float], model: dict | None = None, component: str 
     ordered = sorted(ref.items(), key=lambda kv: kv[1])
     below = [s for s, v in ordered if v <= value]
     above = [s for s, v in ordered if v > value]
-    percentile = 100.0 * len(below) / len(ordered)
-    if not below:
+    # A difference smaller than the model's held-out error (a system's score against SurveyLens'
+    # in the discipline left out) is no difference: say "level with", not "above".
+    error = model.get("cv", {}).get(component, {}).get("heldout_rmse")
+    level = [f"{s} {v:.2f}" for s, v in reversed(ordered) if error and abs(v - value) <= error]
+    if level:
+        names = (level[0] if len(level) == 1 else ", ".join(level[:-1]) + " and " + level[-1]) if len(level) <= 3 \
+            else f"{len(level)} reference systems, {level[0]} to {level[-1]}"
+        where = f"level with {names} (within the model's held-out error, ±{error:.2f})"
+    elif not below:
         where = f"below every reference system (lowest: {ordered[0][0]} {ordered[0][1]:.2f})"
     elif not above:
         where = f"above every reference system (highest: {ordered[-1][0]} {ordered[-1][1]:.2f})"
@@ -109,7 +116,7 @@ def verdict(scores: dict[str, float], model: dict | None = None, component: str 
         lo, hi = below[-1], above[0]
         where = f"between {lo} ({ref[lo]:.2f}) and {hi} ({ref[hi]:.2f}) level"
     return (f"quality.{component} {value:.2f} on the SurveyLens 1-5 scale: {where}; "
-            f"above {percentile:.0f}% of the {len(ordered)} ASG-Bench reference systems")
+            f"at or above {len(below)} of the {len(ordered)} ASG-Bench reference systems")
 
 
 def feature_names() -> tuple[str, ...]:

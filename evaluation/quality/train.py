@@ -297,11 +297,16 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
         model["cv"][component], heldout[component] = _component_cv(drafts, targets, component, labels)
         model["components"][component] = _component_entry(drafts, targets, component, labels)
     print("overall (mean of the components; direct regression for comparison) ...", file=sys.stderr)
-    per_disc = discipline_rho(drafts, np.mean([heldout[c] for c in FITTED], axis=0), targets, "overall")
+    heldout["overall"] = np.mean([heldout[c] for c in FITTED], axis=0)
+    per_disc = discipline_rho(drafts, heldout["overall"], targets, "overall")
     direct = lodo(drafts, targets, "overall")[0]
     model["cv"]["overall"] = {
         "rho_mean": float(np.mean(list(per_disc.values()))), "rho_per_discipline": per_disc,
         "direct_regression": {k: direct[k] for k in ("rho_mean", "rho_per_discipline")}}
+    for component, scores in heldout.items():  # how far a held-out system score is from the rubric's
+        means = system_means(drafts, scores)
+        model["cv"][component]["heldout_rmse"] = float(np.sqrt(np.mean(
+            [(v - targets[component][k]) ** 2 for k, v in means.items()])))
     model["components"]["overall"] = {"combination": "mean", "of": list(FITTED)}
     in_sample = np.array([component_score(d.features, "overall", model) for d in drafts])
     model["components"]["overall"]["reference_systems"] = _reference_systems(drafts, in_sample)
