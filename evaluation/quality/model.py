@@ -13,6 +13,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from ...agents.text import and_list
 from ...errors import UserError
 from ...models import Survey
 from .features import ALL_FEATURES, survey_features
@@ -105,8 +106,7 @@ def verdict(scores: dict[str, float], model: dict | None = None, component: str 
     error = model.get("cv", {}).get(component, {}).get("heldout_rmse")
     level = [f"{s} {v:.2f}" for s, v in reversed(ordered) if error and abs(v - value) <= error]
     if level:
-        names = (level[0] if len(level) == 1 else ", ".join(level[:-1]) + " and " + level[-1]) if len(level) <= 3 \
-            else f"{len(level)} reference systems, {level[0]} to {level[-1]}"
+        names = and_list(level) if len(level) <= 3 else f"{len(level)} reference systems, {level[0]} to {level[-1]}"
         where = f"level with {names} (within the model's held-out error, ±{error:.2f})"
     elif not below:
         where = f"below every reference system (lowest: {ordered[0][0]} {ordered[0][1]:.2f})"

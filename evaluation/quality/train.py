@@ -217,9 +217,12 @@ def _label_correct(fit: dict, lab: OutlineLabel) -> float | None:
         return None
     za, zb = (fit["scaler"].transform(np.array([[f.get(n, 0.0) for n in ALL_FEATURES]]))[:, fit["cols"]]
               @ fit["weights"] for f in (lab.features_a, lab.features_b))
-    if za[0] == zb[0]:
-        return 0.5
-    return float((za[0] > zb[0]) == (lab.choice == "a"))
+    return _credit(za[0], zb[0], lab.choice)
+
+
+def _credit(a: float, b: float, choice: str) -> float:
+    """Credit for predicting an expert's choice from two scores: 1 right, 0 wrong, 1/2 for equal scores."""
+    return 0.5 if a == b else float((a > b) == (choice == "a"))
 
 
 def baselines(drafts: list[Draft], targets: dict, labels: list[OutlineLabel]) -> dict:
@@ -245,16 +248,14 @@ def baselines(drafts: list[Draft], targets: dict, labels: list[OutlineLabel]) ->
     out["section_count_rho"] = {c: float(np.mean(list(discipline_rho(drafts, sections, targets, c).values())))
                                 for c in ("outline", "content", "reference", "overall")}
     decided = [lab for lab in labels if lab.choice in ("a", "b")]
-    credit = [0.5 if lab.lines_a == lab.lines_b else float((lab.lines_a > lab.lines_b) == (lab.choice == "a"))
-              for lab in decided]
+    credit = [_credit(lab.lines_a, lab.lines_b, lab.choice) for lab in decided]
     out["more_lines_wins_accuracy"] = float(np.mean(credit)) if credit else None
     # The ceiling a reference point sets: SurveyLens' own (system, discipline) outline score as the
     # predictor of the same expert choices (ties in the score = 1/2).
     rubric = targets["outline"]
     known = [lab for lab in decided if (lab.system_a, lab.discipline) in rubric and (lab.system_b, lab.discipline) in rubric]
-    credit = [0.5 if rubric[(lab.system_a, lab.discipline)] == rubric[(lab.system_b, lab.discipline)] else float(
-        (rubric[(lab.system_a, lab.discipline)] > rubric[(lab.system_b, lab.discipline)]) == (lab.choice == "a"))
-        for lab in known]
+    credit = [_credit(rubric[(lab.system_a, lab.discipline)], rubric[(lab.system_b, lab.discipline)], lab.choice)
+              for lab in known]
     out["surveylens_outline_rubric_accuracy"] = float(np.mean(credit)) if credit else None
     return out
 
