@@ -31,6 +31,17 @@ class GenerationDeps:
     extra: dict = field(default_factory=dict)
 
 
+LOCAL_DRAFTS_SKIPPED = ("skipped: the bundled 270M base model's drafts never pass the gate; "
+                        "set llm.local_drafts=true to call it anyway, or configure a capable model")
+
+
+def drafts_enabled(deps: GenerationDeps, role: str) -> bool:
+    """Whether generation should ask ``role``'s model for drafts (outline, sub-queries, prose)."""
+    client = deps.clients.for_role(role)
+    bundled = bool(getattr(getattr(client, "model", None), "bundled", False))
+    return not bundled or deps.settings.llm.local_drafts
+
+
 @dataclass
 class LLMOutcome:
     """Result of one guarded LLM call: a value, or why there is none."""

@@ -197,6 +197,12 @@ def manifest(state: dict, deps: GenerationDeps, extra: dict | None = None) -> di
         "timings_s": state.get("timings") or {},
         "budget_exhausted": bool(state.get("budget_exhausted")),
         "subsection_status": {sid: d.get("status") for sid, d in sorted(drafts.items())},
+        # which candidates were judged on topic (concepts, threshold, excluded ids) and the shape
+        # the on-topic pool could fill; the reference vectors stay in the checkpoint
+        "relevance": {k: v for k, v in (state.get("relevance") or {}).items() if k != "reference"},
+        "shape": state.get("shape") or {},
+        "outline_roles": [{"title": s.get("title"), "role": s.get("role"), "source": s.get("source")}
+                          for s in state.get("outline") or []],
         "fallbacks": state.get("fallbacks") or [],
         "gate": state.get("gate") or {},  # per step: model text or floor, and why (agents/gate.py)
         "failures": state.get("failures") or [],

@@ -19,7 +19,7 @@ from collections import Counter
 from ..models import normalize_title
 from ..prompts import render_prompt
 from .attribution import attribute, paper_handle
-from .deps import GenerationDeps, guarded_call
+from .deps import GenerationDeps, drafts_enabled, guarded_call
 from .gate import choose
 from .synthesis import candidate_sentences
 from .text import (
@@ -99,9 +99,47 @@ def frame_facts(state: dict) -> dict:
                          "subsections": [sub["title"] for sub in section["subsections"]],
                          "recent_share": (sum(y == latest for y in section_years) / len(section_years))
                          if section_years else 0.0})
+    relevance = state.get("relevance") or {}
+    outline = state.get("outline") or []
+    structure = {"demos": len(state.get("demos") or []),
+                 "roles": [s["title"] for s in outline if str(s.get("source", "")).startswith("role:")],
+                 "clusters": [s["title"] for s in outline if s.get("source") == "clusters"],
+                 "model": [s["title"] for s in outline if s.get("source") == "model"]}
     return {"topic": state["topic"], "cited": len(references), "years": Counter(years),
             "memory": len(state.get("memory") or []), "sections": sections, "latest": latest,
-            "tables": bool(survey.get("tables"))}
+            "tables": bool(survey.get("tables")), "candidates": relevance.get("candidates"),
+            "relevance": bool(relevance.get("enabled")), "corpus": relevance.get("corpus") or {},
+            "structure": structure}
+
+
+def selection_sentence(facts: dict) -> str:
+    """How the papers were chosen, as it happened: the corpus window, the candidates, the judge."""
+    corpus = facts.get("corpus") or {}
+    years = corpus.get("years")
+    window = f" (an arXiv corpus of {corpus['papers']:,} papers from {years[0]}-{years[1]})" \
+        if years and corpus.get("papers") else ""
+    if facts.get("relevance") and facts.get("candidates"):
+        return (f"They were drawn from the {facts['memory']} of {facts['candidates']} candidates{window} that the "
+                "hybrid lexical and semantic search returned and the relevance model judged to be about the "
+                "topic; papers judged off topic were left out, not padded in.")
+    return f"They were drawn from the {facts['memory']} candidates{window} that a hybrid lexical and semantic search returned."
+
+
+def structure_sentence(facts: dict) -> str:
+    """How the outline was obtained (never 'found by clustering' when it was not)."""
+    structure = facts.get("structure") or {}
+    if structure.get("model"):
+        return f"The outline was drafted by the language model: {and_list(structure['model'])}."
+    parts = []
+    if structure.get("roles"):
+        source = (f"the section roles of {structure['demos']} related human-written surveys" if structure.get("demos")
+                  else "the section roles human-written surveys usually have")
+        parts.append(f"The structure follows {source} ({and_list(structure['roles'])})")
+    if structure.get("clusters"):
+        families = and_list(structure["clusters"])
+        parts.append(f"{'with' if parts else 'The structure groups'} the method families found by clustering the "
+                     f"on-topic papers ({families})")
+    return (" ".join(parts) + ".") if parts else ""
 
 
 def _span(years: Counter) -> str:
@@ -120,13 +158,11 @@ def floor_abstract(facts: dict, limitations: bool) -> str:
     titles = [s["title"] for s in facts["sections"]]
     largest = max(facts["sections"], key=lambda s: len(s["papers"]), default=None)
     text = (f"This survey reviews recent research on {facts['topic']} through {facts['cited']} papers"
-            f"{_span(facts['years'])}, selected from the {facts['memory']} works that a hybrid lexical and "
-            f"semantic search returned for the topic. It groups them into {len(titles)} themes found by "
-            f"clustering the papers on their content: {and_list(titles)}. For each theme it sets out the "
-            "problems the papers address, the methods they propose and the findings and limitations they "
-            "report, attributing every statement to its source.")
+            f"{_span(facts['years'])}. {selection_sentence(facts)} {structure_sentence(facts)} "
+            f"For each of its {len(titles)} sections it sets out the problems the papers address, the methods "
+            "they propose and the findings and limitations they report, attributing every statement to its source.")
     if largest and largest["papers"]:
-        text += (f" The largest theme, {largest['title']}, accounts for {len(largest['papers'])} of the "
+        text += (f" The largest section, {largest['title']}, accounts for {len(largest['papers'])} of the "
                  "cited papers.")
     closing = " and the limitations the papers acknowledge" if limitations else ""
     return text + f" A closing section summarises where activity concentrates{closing}."
@@ -137,9 +173,10 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer) -> str:
     peak = max(sorted(years), key=lambda y: years[y]) if years else None
     first = (f"Research on {facts['topic']} is moving quickly: this survey draws on {facts['cited']} papers"
              f"{_span(years)}" + (f", with the largest number ({years[peak]}) from {peak}" if peak else "") +
-             f". They were selected from {facts['memory']} candidates retrieved for the topic by combining "
-             "lexical (BM25) and dense retrieval, and grouped by clustering their titles and abstracts, so "
-             "each theme of the survey is backed by the papers that define it rather than fixed in advance.")
+             ". " + ("Only papers the relevance model judged to be about the topic were kept, and the sections "
+                     "follow the roles that related human-written surveys give their sections, filled with this "
+                     "topic's own papers." if facts.get("relevance") else
+                     "They were retrieved by combining lexical (BM25) and dense retrieval."))
     parts = []
     for number, section in enumerate(facts["sections"], start=1):
         central = [pid for pid in section["papers"] if pid in papers][:CENTRAL_PER_SECTION]
@@ -208,7 +245,7 @@ def coverage_score(body: list[dict], topic: str):
 
 
 def _model_part(part: str, state: dict, deps: GenerationDeps, body: list[dict], update: dict) -> str:
-    if state.get("budget_exhausted") or update["budget_exhausted"]:
+    if state.get("budget_exhausted") or update["budget_exhausted"] or not drafts_enabled(deps, "writer"):
         return ""
     prompt = render_prompt("gen_frame", part=part, topic=state["topic"], outline=_outline_lines(body),
                            excerpt=_excerpt(body) if part != "introduction" else "", instruction=PARTS[part])

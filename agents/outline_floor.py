@@ -1,13 +1,14 @@
 """Outline floor: heuristic outline learning without an LLM.
 
-The topic's retrieved papers (memory M) are clustered on their embeddings into sections, and each
-section's papers into subsections (k-means, fixed seed). Each cluster is named by its distinctive
-keyphrases (class-based TF-IDF over titles and abstracts, 1-3 word phrases that neither start nor
-end on a stop word). Where a heading of a related human outline (P_S) describes a cluster at least
-as well as the generated name (cosine to the cluster centroid, in the same embedding space) and
-fits no other cluster better, the human wording is used; the human outlines also order the
-sections. Every heading has papers behind it by construction: their ids, most central first, are
-kept on the outline entry (``paper_ids``) and become the section memory M_i.
+The related human outlines (P_S) give the survey's section roles and their order (foundations,
+method families, benchmarks and evaluation, applications: agents/outline_roles.py); their wording
+is never copied. The topic's on-topic papers (memory M) fill the roles: surveys and analyses go to
+the foundations, benchmarks to evaluation, papers naming an application domain to applications
+(one subsection per domain), and the rest are clustered on their embeddings into method families
+(k-means, fixed seed), each split into subsections. Clusters are named by keyphrases their own
+titles share (class-based TF-IDF; never a system or dataset name). Every heading has papers behind
+it by construction: their ids, most central first, are kept on the outline entry (``paper_ids``)
+and become the section memory M_i.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import numpy as np
 
 from ..models import normalize_title
 from .text import and_list, as_data
-from .cluster_names import informative_word, stem, class_terms, name_from_terms, surface_forms, topic_words
-from .validators import FRAME_HEADINGS, validate_heading
+from .cluster_names import class_terms, name_from_terms, surface_forms, topic_words
+from .outline_roles import APPLICATIONS, DOMAIN_SHORT, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -76,56 +77,6 @@ def _central_order(vectors: np.ndarray, rows: list[int]) -> tuple[list[int], np.
     return order, centroid
 
 
-def demo_heading_pool(demos: list[dict], level: int) -> list[tuple[str, float]]:
-    """(heading, relative position in its outline) for one level of the human outlines."""
-    pool = []
-    for demo in demos:
-        entries = [e for e in demo.get("entries", []) if e.get("level") == level]
-        for i, entry in enumerate(entries):
-            title = " ".join(str(entry.get("title") or "").split())
-            if normalize_title(title) not in FRAME_HEADINGS and len(title) >= 3:
-                pool.append((title, i / max(len(entries) - 1, 1)))
-    return pool
-
-
-def match_demo_headings(names: list[str], centroids: np.ndarray, pool: list[tuple[str, float]],
-                        encode: Encode | None, *, topic: str,
-                        terms: list[list[str]] | None = None) -> tuple[list[str | None], list[float | None]]:
-    """Per cluster: a human heading that fits it at least as well as its generated name (cosine
-    to the centroid), fits no other cluster better, and shares a word with the cluster's
-    distinctive phrases (``terms``); and the position of its nearest human heading (ordering)."""
-    if not pool or encode is None or not len(centroids):
-        return [None] * len(names), [None] * len(names)
-    headings = [h for h, _ in pool]
-    heading_vecs = _normalise(np.asarray(encode(headings), dtype=float))
-    name_vecs = _normalise(np.asarray(encode(names), dtype=float))
-    sims = heading_vecs @ centroids.T  # headings x clusters
-    own = np.einsum("ij,ij->i", name_vecs, centroids)  # each generated name vs its own cluster
-    banned = topic_words(topic)
-
-    def informative(text: str) -> set[str]:
-        return {stem(w) for w in normalize_title(text).split() if informative_word(w, banned)}
-
-    vocab = [set().union(*(informative(t) for t in cluster_terms)) for cluster_terms in (terms or [[n] for n in names])]
-    related = np.array([[bool(informative(h) & vocab[c]) for c in range(len(names))] for h in headings])
-    # Order: the position of the nearest human heading that shares a distinctive word with the
-    # cluster; clusters no heading speaks of get None (placed after, largest first).
-    positions: list[float | None] = []
-    for c in range(len(names)):
-        near = [h for h in np.argsort(-sims[:, c], kind="stable") if related[h, c]]
-        positions.append(pool[near[0]][1] if near else None)
-    chosen: list[str | None] = [None] * len(names)
-    taken: set[str] = set()
-    candidates = sorted(((sims[h, c] - own[c], h, c) for h in range(len(headings)) for c in range(len(names))
-                         if int(np.argmax(sims[h])) == c and sims[h, c] >= own[c] and related[h, c]), reverse=True)
-    for _gain, h, c in candidates:
-        title = headings[h]
-        if chosen[c] is None and not validate_heading(title, topic=topic, taken=taken):
-            chosen[c] = title
-            taken.add(normalize_title(title))
-    return chosen, positions
-
-
 def _texts(papers: list[dict], ids: list[str]) -> list[str]:
     # as_data = sanitize.untrusted: no HTML attribute ("onerror", "alert") becomes a heading term
     return [f"{as_data(papers[i].get('title'))}. {as_data(papers[i].get('abstract'))}" for i in ids]
@@ -151,60 +102,146 @@ def _name_clusters(term_lists: list[list[str]], forms: dict[str, str], *, topic:
     return named
 
 
-def _apply_human(named: list[dict], centroids: np.ndarray, pool: list[tuple[str, float]],
-                 encode: Encode | None, topic: str, taken: set[str]) -> list[float | None]:
-    human, positions = match_demo_headings([n["title"] for n in named], centroids, pool, encode, topic=topic,
-                                           terms=[n["terms"] for n in named])
-    for item, title in zip(named, human):
-        if title and normalize_title(title) not in taken:
-            taken.discard(normalize_title(item["title"]))
-            taken.add(normalize_title(title))
-            item.update(title=title, source="human-outline")
-    return positions
+def _name_groups(groups: list[list[int]], ids: list[str], papers: dict[str, dict], banned: set[str],
+                 forms: dict[str, str], *, topic: str, taken: set[str], avoid: list[str] | None = None) -> list[dict]:
+    """Names for groups of rows: phrases their own titles share, never a system name."""
+    term_lists = class_terms([_texts(papers, [ids[r] for r in rows]) for rows in groups], banned,
+                             titles=[[papers[ids[r]].get("title", "") for r in rows] for rows in groups])
+    named_lists = []
+    for rows, terms in zip(groups, term_lists):
+        named_lists.append([t for t in terms if _title_support(t, rows, ids, papers) >= _needed(len(rows))
+                            and not is_system_name(forms.get(t, t))])
+    return _name_clusters(named_lists, forms, topic=topic, taken=taken, avoid=avoid)
+
+
+def _needed(n_papers: int) -> int:
+    """Titles that must share a phrase before it may name their group: two (one paper's wording
+    is not what a group shares)."""
+    return 2 if n_papers > 1 else 1
+
+
+def _title_support(phrase: str, rows: list[int], ids: list[str], papers: dict[str, dict]) -> int:
+    key = f" {normalize_title(phrase)} "
+    return sum(key in f" {normalize_title(papers[ids[r]].get('title', ''))} " for r in rows)
+
+
+def _merge_unnamed(named: list[dict], groups: list[list[int]], vectors: np.ndarray) -> tuple[list[dict], list[list[int]]]:
+    """Groups whose titles share no phrase join the nearest named group (a heading must name
+    what its papers share; a name one paper gives is not a subsection)."""
+    keep = [i for i, item in enumerate(named) if item.get("terms")]
+    if not keep or len(keep) == len(named):
+        return named, groups
+    merged = {i: list(groups[i]) for i in keep}
+    centroids = {i: _central_order(vectors, groups[i])[1] for i in keep}
+    for i, group in enumerate(groups):
+        if i in merged:
+            continue
+        own = _central_order(vectors, group)[1]
+        nearest = max(keep, key=lambda j: (float(own @ centroids[j]), -j))
+        merged[nearest] += group
+    return [named[i] for i in keep], [_central_order(vectors, merged[i])[0] for i in keep]
+
+
+def _role_sections(topic: str, ids: list[str], papers: dict[str, dict], demos: list[dict], n_sections: int,
+                   min_size: int) -> tuple[list[tuple[str, list[int]]], list[int], int, dict]:
+    """(role, rows) of the role sections the pool can fill, the method rows, how many method
+    sections, and the record of what was learned. Roles beyond the section budget, or with fewer
+    than ``min_size`` papers, give their papers back to the methods."""
+    roles, learned = learn_roles(demos)
+    by_role: dict[str, list[int]] = {}
+    for row, pid in enumerate(ids):
+        by_role.setdefault(paper_role(papers[pid].get("title", ""), topic), []).append(row)
+    fixed = [r for r in roles if r != METHODS and len(by_role.get(r, [])) >= min_size]
+    while fixed and n_sections - len(fixed) < 1:  # keep at least one method section
+        fixed.pop()  # the last in outline order (applications before evaluation before foundations)
+    methods = sorted(r for role, rows in by_role.items() if role not in fixed for r in rows)
+    if len(methods) < min_size and fixed:  # too few methods for a section of their own
+        methods = sorted(methods + by_role[fixed.pop()])
+    learned.update(order=roles, filled={r: len(by_role.get(r, [])) for r in roles})
+    return [(r, by_role[r]) for r in fixed], methods, max(1, n_sections - len(fixed)), {**learned, "used": fixed}
+
+
+def _domain_groups(rows: list[int], ids: list[str], papers: dict[str, dict], topic: str, k: int) -> list[tuple[str, list[int]]]:
+    """Application rows grouped by domain: the k-1 largest domains, the rest together."""
+    by_domain: dict[str, list[int]] = {}
+    for r in rows:
+        by_domain.setdefault(domain_of(papers[ids[r]].get("title", ""), topic) or "", []).append(r)
+    ranked = sorted(by_domain.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    head, tail = ranked[: max(k - 1, 1)], ranked[max(k - 1, 1):]
+    groups = [(name, members) for name, members in head]
+    if tail:
+        names = [DOMAIN_SHORT.get(name, name) for name, _ in tail if name]
+        groups.append((and_list(names) if names else "", sorted(r for _, members in tail for r in members)))
+    # an unnamed group (no domain word) joins the largest named one
+    named = [(n, m) for n, m in groups if n]
+    for n, m in groups:
+        if not n and named:
+            named[0] = (named[0][0], sorted(named[0][1] + m))
+    return named or groups
 
 
 def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,
                         n_sections: int, n_subsections: int, demos: list[dict] | None = None,
-                        encode: Encode | None = None, seed: int = 0) -> list[dict]:
-    """Sections with subsections, each {title, description, query, paper_ids, terms, source}.
+                        encode: Encode | None = None, seed: int = 0, topic_terms: set[str] | None = None) -> list[dict]:
+    """Sections with subsections, each {title, description, query, paper_ids, terms, source, role}.
 
-    ``ids``/``vectors``: the memory M and its embeddings (rows in the same order); ``encode``
-    embeds headings in the same space (None: no human wording is matched).
+    ``ids``/``vectors``: the on-topic memory M and its embeddings (rows in the same order). The
+    related human outlines (``demos``) give the section roles and their order (agents/outline_roles.py),
+    never their wording; method families are clusters of M named by phrases their titles share.
+    ``topic_terms``: the topic's concept variants (acronyms such as 'vla'), which may not name a part.
     """
     vectors = _normalise(np.asarray(vectors, dtype=float))
-    banned = topic_words(topic)
-    sec_rows, sec_centroids = [], []
-    for group in kmeans_groups(vectors, n_sections, seed=seed, min_size=max(2 * n_subsections, 2)):
-        rows, centroid = _central_order(vectors, group)
-        sec_rows.append(rows)
-        sec_centroids.append(centroid)
-    leaves, leaf_rows, leaf_centroids = [], [], []  # (section index, rows) of every subsection
-    for s, rows in enumerate(sec_rows):
-        for group in kmeans_groups(vectors[rows], n_subsections, seed=seed, min_size=2):
-            ordered, centroid = _central_order(vectors, [rows[i] for i in group])
-            leaves.append(s)
-            leaf_rows.append(ordered)
-            leaf_centroids.append(centroid)
+    banned = topic_words(topic) | set(topic_terms or ())  # the topic's own words and acronyms name no part of it
     forms = surface_forms(_texts(papers, ids))
-
-    def terms_of(row_groups: list[list[int]]) -> list[list[str]]:
-        return class_terms([_texts(papers, [ids[r] for r in rows]) for rows in row_groups], banned,
-                           titles=[[papers[ids[r]].get("title", "") for r in rows] for rows in row_groups])
-
+    min_size = max(2 * n_subsections, 4)
+    fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_size)
     taken: set[str] = set()
-    sections = _name_clusters(terms_of(sec_rows), forms, topic=topic, taken=taken)
-    positions = _apply_human(sections, np.stack(sec_centroids), demo_heading_pool(demos or [], 1), encode, topic, taken)
-    subs = _name_clusters(terms_of(leaf_rows), forms, topic=topic, taken=taken,
-                          avoid=[sections[s]["title"] for s in leaves])
-    _apply_human(subs, np.stack(leaf_centroids), demo_heading_pool(demos or [], 2), encode, topic, taken)
-    order = sorted(range(len(sections)), key=lambda i: (positions[i] if positions[i] is not None else 1.0,
-                                                        -len(sec_rows[i]), i))
-    return [
-        _entry({**sections[i], "rows": sec_rows[i]}, ids, papers, forms) | {"subsections": [
-            _entry({**subs[j], "rows": leaf_rows[j]}, ids, papers, forms)
-            for j in range(len(subs)) if leaves[j] == i]}
-        for i in order
-    ]
+    sections: list[dict] = []  # {title, terms, source, role, rows, subgroups: [(name|None, rows)]}
+    method_groups = [[method_rows[i] for i in g] for g in
+                     kmeans_groups(vectors[method_rows], n_methods, seed=seed, min_size=min(min_size, len(method_rows)))]
+    method_groups = [_central_order(vectors, g)[0] for g in method_groups]
+    method_names = _name_groups(method_groups, ids, papers, banned, forms, topic=topic, taken=taken)
+    method_names, method_groups = _merge_unnamed(method_names, method_groups, vectors)
+    if len(method_names) == 1 and not method_names[0].get("terms"):  # nothing shared at all: any phrase
+        taken.discard(normalize_title(method_names[0]["title"]))
+        method_names = _name_clusters(class_terms([_texts(papers, [ids[r] for r in method_groups[0]])], banned),
+                                      forms, topic=topic, taken=taken)
+    for item, rows in zip(method_names, method_groups):
+        sections.append({**item, "role": METHODS, "rows": rows})
+    for role, rows in fixed:
+        title = role_heading(role, topic)
+        taken.add(normalize_title(title))
+        ordered = _central_order(vectors, rows)[0]
+        sections.append({"title": title, "terms": [], "source": f"role:{role}", "role": role, "rows": ordered})
+    order = learn_roles(demos or [])[0]
+    sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
+    result = []
+    for section in sections:
+        rows = section["rows"]
+        if section["role"] == APPLICATIONS:
+            groups = _domain_groups(rows, ids, papers, topic, n_subsections)
+            subs = []
+            for name, members in groups:
+                taken.add(normalize_title(name))
+                subs.append({"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]})
+        else:
+            leaf = [[rows[i] for i in g] for g in kmeans_groups(vectors[rows], n_subsections, seed=seed, min_size=2)]
+            leaf = [_central_order(vectors, g)[0] for g in leaf]
+            named = _name_groups(leaf, ids, papers, banned, forms, topic=topic, taken=taken,
+                                 avoid=[section["title"]] * len(leaf))
+            named, leaf = _merge_unnamed(named, leaf, vectors)
+            if not any(item.get("terms") for item in named):  # no subgroup shares a phrase: one subsection
+                leaf = [_central_order(vectors, rows)[0]]
+                for item in named:
+                    taken.discard(normalize_title(item["title"]))
+                named = _name_clusters(class_terms([_texts(papers, [ids[r] for r in rows])], banned), forms,
+                                       topic=topic, taken=taken, avoid=[section["title"]])
+            subs = [{**item, "rows": g} for item, g in zip(named, leaf)]
+        if not section["terms"]:  # a role section's terms: its subsections' lead phrases
+            section["terms"] = [t for sub in subs for t in sub["terms"][:1]]
+        result.append(_entry(section, ids, papers, forms) | {
+            "role": section["role"], "subsections": [_entry(sub, ids, papers, forms) for sub in subs]})
+    return result
 
 
 def _entry(item: dict, ids: list[str], papers: dict[str, dict], forms: dict[str, str]) -> dict:

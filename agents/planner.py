@@ -18,10 +18,11 @@ from ..errors import UserError
 from ..memory import PaperMemory, remember_papers
 from ..models import normalize_title
 from ..prompts import render_prompt
-from .deps import GenerationDeps, guarded_call
+from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_call
 from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
 from .outline_floor import build_outline_floor
 from .plan_vectors import floor_inputs
+from .topic_pool import shape_of, topic_pool
 from .text import as_data
 from .validators import content_words, validate_heading
 
@@ -65,19 +66,15 @@ def _demo_outlines(deps: GenerationDeps, query: str, k: int) -> tuple[list[dict]
 
 
 def gather_topic_context(state: dict, deps: GenerationDeps) -> dict:
-    """Retrieve P_R (-> memory M) and the demonstration outlines P_S for the topic."""
+    """Retrieve P_R, keep its on-topic papers as memory M, and the demonstration outlines P_S."""
     if deps.corpus.count() == 0:
         raise UserError("the paper store is empty: run `surveygraph corpus ingest ...` first")
     topic = state["topic"]
     hits = deps.corpus.search(topic, k=deps.settings.generation.outline_candidates, mode="hybrid", tre=False)
-    ids, dumps = remember_papers(hits)
+    pool = topic_pool(topic, hits, deps)
     demos, fallback = _demo_outlines(deps, topic, k=3)
-    # Papers both retrievers (dense and BM25) found: the reference for the outline floor's
-    # topical filter.
-    consensus = [h.paper.paper_id for h in hits if len(getattr(h, "ranks", {}) or {}) > 1]
-    update: dict = {"memory": ids, "papers": dumps, "demos": demos, "memory_consensus": consensus}
-    if fallback:
-        update["fallbacks"] = [fallback]
+    update: dict = {"memory": pool.ids, "papers": pool.dumps, "demos": demos, "relevance": pool.record,
+                    "shape": pool.shape, "fallbacks": pool.notes + ([fallback] if fallback else [])}
     return update
 
 
@@ -133,26 +130,28 @@ def _floor_record(node: str, n_kept: int, n: int, rejected: list[dict], *, item:
 
 
 def _outline_floor(state: dict, deps: GenerationDeps, ids: list[str], n_sections: int) -> tuple[list[dict], dict]:
-    settings = deps.settings.generation
-    kept_ids, vectors, encode, stats = floor_inputs(
-        deps.settings, state["topic"], ids, state.get("papers") or {}, set(state.get("memory_consensus") or []))
+    kept_ids, vectors, encode, stats = floor_inputs(deps.settings, ids, state.get("papers") or {})
     floor = build_outline_floor(state["topic"], kept_ids, state.get("papers") or {}, vectors,
-                                n_sections=n_sections, n_subsections=settings.subsections,
-                                demos=state.get("demos") or [], encode=encode, seed=settings.seed)
+                                n_sections=n_sections, n_subsections=shape_of(state, deps)[1],
+                                demos=state.get("demos") or [], encode=encode, seed=deps.settings.generation.seed,
+                                topic_terms={w for c in (state.get("relevance") or {}).get("concepts", [])
+                                             for v in c.get("variants", []) for w in v.split() if w != "*"})
     return floor, stats
 
 
 def plan_sections(state: dict, deps: GenerationDeps) -> dict:
     """First-level headings: the model's if all are valid, else the outline floor's."""
     topic = state["topic"]
-    n = deps.settings.generation.sections
+    n = shape_of(state, deps)[0]
     memory = PaperMemory.from_state(state)
     demos = state.get("demos") or []
     floor, stats = _outline_floor(state, deps, memory.overall, n)
     update: dict = {"fallbacks": [], "failures": [], "outline_floor": floor}
     kept: list[dict] = []
     rejected: list[dict] = []
-    if not state.get("budget_exhausted"):
+    if not drafts_enabled(deps, "planner"):
+        rejected = [{"title": "", "reasons": [LOCAL_DRAFTS_SKIPPED]}]
+    elif not state.get("budget_exhausted"):
         papers = _paper_views(memory, memory.overall)
         prompt = render_prompt(
             "gen_plan_sections", topic=as_data(topic, 200), demos=_demo_views(demos, 2),
@@ -189,10 +188,14 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
     """M_i for one section (its cluster, or retrieval for a model-written heading) and its
     subsections (the model's if all valid, else the floor's)."""
     settings = deps.settings.generation
+    n_sub = shape_of(state, deps)[1]
     if section.get("paper_ids"):
         ids, dumps = list(section["paper_ids"]), {}
     else:
-        hits = deps.corpus.search(section["query"], k=settings.papers_per_section, mode="hybrid", tre=False)
+        # A model-written heading's M_i comes from M (on-topic papers only) when relevance is on.
+        within = memory.overall if (state.get("relevance") or {}).get("enabled") else None
+        hits = deps.corpus.search(section["query"], k=settings.papers_per_section, mode="hybrid", tre=False,
+                                  within_ids=within)
         ids, dumps = remember_papers(hits)
         memory.papers.update(dumps)
     demos = state.get("demos") or []
@@ -202,25 +205,27 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
     rejected: list[dict] = []
     result: dict = {"ids": ids, "dumps": dumps, "failure": None, "budget": False, "fallback": None}
     taken = {normalize_title(section["title"]), *used_titles}
-    if not state.get("budget_exhausted"):
+    if not drafts_enabled(deps, "planner"):
+        rejected = [{"title": "", "reasons": [LOCAL_DRAFTS_SKIPPED]}]
+    elif not state.get("budget_exhausted"):
         papers = _paper_views(memory, ids)
         prompt = render_prompt(
             "gen_plan_subsections", topic=as_data(state["topic"], 200),
             section={k: as_data(section[k], 300) for k in ("title", "description")},
-            demos=_demo_views(demos, 2), papers=papers, n_subsections=settings.subsections,
+            demos=_demo_views(demos, 2), papers=papers, n_subsections=n_sub,
         )
         outcome = guarded_call("plan_subsections", lambda: deps.clients.planner.structured(
-            prompt, subsections_schema(settings.subsections), node="plan_subsections",
-            max_tokens=plan_max_tokens(settings.subsections)), item=section["id"])
+            prompt, subsections_schema(n_sub), node="plan_subsections",
+            max_tokens=plan_max_tokens(n_sub)), item=section["id"])
         if outcome.ok:
-            kept, rejected = checked_entries(outcome.value.subsections, settings.subsections, topic=state["topic"],
+            kept, rejected = checked_entries(outcome.value.subsections, n_sub, topic=state["topic"],
                                              taken=set(taken), prompt_titles=prompt_title_keys(papers),
                                              parent=section["title"])
         result["failure"], result["budget"] = outcome.failure, outcome.budget_exhausted
-    if len(kept) < settings.subsections:
+    if len(kept) < n_sub:
         floor = _section_floor(section, {**state, "papers": {**(state.get("papers") or {}), **memory.papers}}, deps, ids)
         if floor:
-            result["fallback"] = _floor_record("plan_subsections", len(kept), settings.subsections, rejected,
+            result["fallback"] = _floor_record("plan_subsections", len(kept), n_sub, rejected,
                                                item=section["id"])
             kept = [_unique(entry, taken) for entry in floor]
     result["subsections"] = [

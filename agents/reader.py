@@ -9,10 +9,12 @@ TRE (temporal-aware reranking): keep K papers spread over two-year buckets; off:
 from __future__ import annotations
 
 from ..models import ScoredPaper, normalize_title
+from ..retrieval.bm25_index import tokenize
 from ..prompts import render_prompt
-from .deps import GenerationDeps, guarded_call
+from .deps import GenerationDeps, drafts_enabled, guarded_call
 from .schemas import subqueries_schema, subquery_max_tokens
 from .text import as_data
+from .topic_pool import on_topic
 
 MEMORY_TITLES = 30  # M_i titles shown when decomposing: grounds the sub-queries, keeps prompts short
 
@@ -36,6 +38,19 @@ def _clean_queries(raw: list, n: int) -> list[str]:
     return out
 
 
+def memory_subqueries(task: dict, n: int) -> list[str]:
+    """MS without a model: the subsection query, then the titles of M_i that share the most
+    content words with it (each title retrieves its own neighbourhood within M)."""
+    query = base_query(task["subsection"])
+    wanted = set(tokenize(query))
+    scored = []
+    for i, title in enumerate(task.get("memory_titles") or []):
+        overlap = len(wanted & set(tokenize(title)))
+        if overlap:
+            scored.append((-overlap, i, " ".join(str(title).split())[:200]))
+    return [query] + [title for _, _, title in sorted(scored)[: max(0, n - 1)]]
+
+
 def make_subqueries(task: dict, deps: GenerationDeps) -> tuple[list[str], dict]:
     """MS: sub-queries q_ijk = LLM(q_ij, M_i); returns queries and state-side records."""
     settings = deps.settings.generation
@@ -43,6 +58,8 @@ def make_subqueries(task: dict, deps: GenerationDeps) -> tuple[list[str], dict]:
     records: dict = {"fallbacks": [], "failures": [], "budget_exhausted": False}
     if not settings.memory_subquery or task.get("budget_exhausted"):
         return [query], records
+    if not drafts_enabled(deps, "planner"):  # MS without a capable model: title-led sub-queries
+        return memory_subqueries(task, settings.subqueries), records
     sub = task["subsection"]
     prompt = render_prompt(
         "gen_subqueries",
@@ -53,6 +70,9 @@ def make_subqueries(task: dict, deps: GenerationDeps) -> tuple[list[str], dict]:
     outcome = guarded_call("read_subsection", lambda: deps.clients.planner.structured(
         prompt, subqueries_schema(settings.subqueries), node="subqueries", max_tokens=subquery_max_tokens(settings.subqueries)), item=sub["id"])
     queries = _clean_queries(outcome.value.queries, settings.subqueries) if outcome.ok else []
+    # The subsection's own query always searches too: sub-queries add to it, they do not replace
+    # it (identical M_i titles in two subsections' prompts must not give them identical readings).
+    queries = [query, *[q for q in queries if normalize_title(q) != normalize_title(query)]] if queries else []
     records["budget_exhausted"] = outcome.budget_exhausted
     if outcome.failure:
         records["failures"].append(outcome.failure)
@@ -70,7 +90,10 @@ def retrieve_candidates(queries: list[str], task: dict, deps: GenerationDeps) ->
     per_query = max(settings.papers_per_subsection * 3, 10)
     best: dict[str, ScoredPaper] = {}
     for query in queries:
-        for hit in deps.corpus.search(query, k=per_query, mode="hybrid", within_ids=within, tre=False):
+        hits = deps.corpus.search(query, k=per_query, mode="hybrid", within_ids=within, tre=False)
+        if within is None:  # store-wide (MR off): the pool's judge decides what is on topic
+            hits = on_topic({"relevance": task.get("relevance")}, hits, deps)
+        for hit in hits:
             pid = hit.paper.paper_id
             if pid not in best or hit.score > best[pid].score:
                 best[pid] = hit
@@ -82,7 +105,7 @@ def choose_papers(candidates: list[ScoredPaper], deps: GenerationDeps) -> list[S
     if deps.settings.generation.tre:
         from ..retrieval.tre import temporal_rerank
 
-        return temporal_rerank(candidates, k)
+        return temporal_rerank(candidates, k, bucket_years=deps.settings.retrieval.tre_bucket_years)
     return candidates[:k]
 
 

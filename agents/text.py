@@ -150,6 +150,9 @@ def _collapse_words(text: str, max_period: int, min_repeats: int) -> tuple[str, 
     return " ".join(kept), removed
 
 
+TAIL_WORDS = 12
+
+
 def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> tuple[list[str], int]:
     """Remove sentences already said earlier (in the same or an earlier text). Keeps paragraphs."""
     seen = set() if seen is None else seen
@@ -160,10 +163,16 @@ def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> t
             kept = []
             for sentence in sentences(paragraph):
                 key = sentence_key(sentence)
-                if len(key) > 20 and key in seen:
+                words = key.split()
+                # the same extracted claim behind another lead-in ("In addition, X et al. [6] presents
+                # ..." / "X et al. [6] presents ...") shares its last TAIL_WORDS words
+                tail = "tail:" + " ".join(words[-TAIL_WORDS:]) if len(words) >= TAIL_WORDS else ""
+                if (len(key) > 20 and key in seen) or (tail and tail in seen):
                     removed += 1
                     continue
                 seen.add(key)
+                if tail:
+                    seen.add(tail)
                 kept.append(sentence)
             if kept:
                 paragraphs.append(" ".join(kept))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..prompts import render_prompt
 from ..sanitize import markdown_safe
-from .deps import GenerationDeps, guarded_call
+from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_call
 from .gate import choose, interim_content_score
 from .synthesis import synthesize
 from .text import CITATION_MARKER, as_data, looks_like_prose, clean_generated, collapse_loops, marker_numbers
@@ -91,7 +91,9 @@ def write_subsection(task: dict, deps: GenerationDeps) -> dict:
     floor = floor_text(task, deps)
     draft = {"text": floor, "keys": keys, "status": "extractive", "loops_removed": 0}
     model_text, why = None, "no model text"
-    if task.get("budget_exhausted"):
+    if not drafts_enabled(deps, "writer"):
+        draft["status"], why = "skipped-local", LOCAL_DRAFTS_SKIPPED
+    elif task.get("budget_exhausted"):
         draft["status"], why = "skipped-budget", "token budget spent before this subsection; no model call"
     else:
         outcome = guarded_call("write_subsection",

@@ -112,9 +112,15 @@ def _report(result, console_out=out) -> None:
     state = result.state
     if result.budget_exhausted:
         console.print("token budget spent: stopped early; what was written is kept and exported", highlight=False)
-    for fallback in state.get("fallbacks", [])[:10]:
-        console.print(f"[yellow]fallback[/] {plain(fallback.get('node'))} {plain(fallback.get('item', ''))}: "
-                      f"{plain(fallback.get('reason'))}", highlight=False)
+    # One line per (step, reason): 15 subsections skipped for the same reason are one line.
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for fallback in state.get("fallbacks", []):
+        reason = str(fallback.get("reason") or "")
+        grouped.setdefault((str(fallback.get("node")), reason), []).append(str(fallback.get("item", "") or ""))
+    for (node, reason), items in list(grouped.items())[:10]:
+        where = f" ({len(items)}x: {', '.join(i for i in items if i)[:60]})" if len(items) > 1 else \
+            (f" {items[0]}" if items[0] else "")
+        console.print(f"[yellow]fallback[/] {plain(node)}{plain(where)}: {plain(reason)}", highlight=False)
     if state.get("failures"):
         console.print(f"[yellow]{len(state['failures'])} LLM call(s) failed[/] (see manifest.json)", highlight=False)
     path = result.run_dir / "survey.md" if result.finished else result.run_dir
@@ -328,6 +334,10 @@ def register(app: typer.Typer) -> None:
         variants: str = typer.Option("full,no-ms,no-mr,no-tre,outline-none,outline-random,no-polish", "--variants",
                                      help="Comma-separated variants."),
         bench_refs: Optional[Path] = typer.Option(None, "--bench-refs", help="Benchmark reference set for coverage."),
+        relevance_labels: Optional[Path] = typer.Option(
+            None, "--relevance-labels", help="Labelled relevance judgments (JSONL: topic, arxiv_id, label), e.g. "
+                                             "tests/data/relevance_labels.jsonl: adds pool precision/recall and the "
+                                             "cited works' on-topic share."),
         llm: Optional[str] = typer.Option(None, "--llm", help=f"Model for every role (default: settings llm.default, "
                                                               f"{_default(LLMSettings, 'default')!r})."),
         out_dir: Optional[Path] = typer.Option(None, "--out", help="Where the ablation-<slug>-<time> folder goes (default: <home>/runs)."),
@@ -345,6 +355,7 @@ def register(app: typer.Typer) -> None:
 
         names = parse_variants(variants)
         _existing_file(bench_refs, "bench refs file")
+        _existing_file(relevance_labels, "relevance labels file")
         settings = get_settings(ctx, **{"llm.default": llm, "llm.max_tokens": max_tokens,
                                         "generation.sections": sections, "generation.subsections": subsections})
         corpus = _open_corpus(settings)
@@ -356,5 +367,5 @@ def register(app: typer.Typer) -> None:
 
         root, rows = _run_graph(lambda: run_ablation(
             topic, names, settings, make_deps=make_deps, out_dir=out_dir, bench_refs=bench_refs,
-            on_variant=lambda v: console.print(f"[bold]variant {v}[/]"), on_update=_printer))
+            relevance_labels=relevance_labels, on_variant=lambda v: console.print(f"[bold]variant {v}[/]"), on_update=_printer))
         out.print(str(root / "ablation.md"), soft_wrap=True, highlight=False)

@@ -1,6 +1,8 @@
 """Ablation: run the generation graph once per variant and tabulate what changed.
 
-Variants switch one SurveyForge component off (MS, MR, TRE, outline demonstrations, polish).
+Variants switch one SurveyForge component off (MS, MR, TRE, outline demonstrations, polish) or
+the relevance judge. With a labelled relevance file the table also says how on-topic the pool and
+the cited works are (pool precision / recall, cited on-topic share): measurable offline.
 The table reports papers retrieved, input coverage against a benchmark reference set (when
 given), citations, tokens and the self-evaluation scores; ``ablation.md`` and ``ablation.csv``.
 """
@@ -16,6 +18,7 @@ from ..agents.exporter import new_run_dir
 from ..errors import UserError
 from ..evaluation.coverage import input_coverage, load_bench_refs
 from ..models import Paper, Reference
+from ..retrieval.relevance import load_labels
 from ..settings import Settings
 from .runner import RunResult, UpdateCallback, start_run
 
@@ -28,6 +31,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "outline-random": {"outline_demos": "random"},
     "no-polish": {"polish": False},
     "no-illustrate": {"illustrate": False},
+    "no-relevance": {"relevance": False},
 }
 
 
@@ -51,13 +55,37 @@ def retrieved_ids(state: dict) -> list[str]:
     return list(seen)
 
 
+def _arxiv(paper_id: str) -> str:
+    return paper_id.split(":", 1)[1] if paper_id.startswith("arxiv:") else paper_id
+
+
+def relevance_columns(state: dict, labels: dict[str, int]) -> dict[str, Any]:
+    """The pool and the cited works against labelled judgments of the topic (papers without a
+    label are not counted): measurable without a capable model."""
+    memory = [_arxiv(p) for p in state.get("memory") or []]
+    candidates = memory + [_arxiv(p) for p in (state.get("relevance") or {}).get("excluded", [])]
+    cited = [_arxiv(str(r.get("paper_id", ""))) for r in (state.get("survey") or {}).get("references", [])
+             if isinstance(r, dict)] or [_arxiv(p) for p in (state.get("survey") or {}).get("references", [])
+                                         if isinstance(p, str)]
+
+    def share(ids: list[str]) -> float | None:
+        judged = [labels[i] for i in ids if i in labels]
+        return round(sum(judged) / len(judged), 4) if judged else None
+
+    positives = [i for i in candidates if labels.get(i) == 1]
+    return {"pool_precision": share(memory),
+            "pool_recall": round(sum(i in set(memory) for i in positives) / len(positives), 4) if positives else None,
+            "cited_on_topic": share(cited), "cited_labelled": sum(i in labels for i in cited)}
+
+
 def variant_row(variant: str, result: RunResult, bench: list[Reference] | None, tokens: dict,
-                *, fuzzy: int = 92) -> dict:
+                *, fuzzy: int = 92, labels: dict[str, int] | None = None) -> dict:
     state = result.state
     papers = state.get("papers") or {}
     retrieved = retrieved_ids(state)
     row: dict[str, Any] = {
-        "variant": variant, "run_id": result.run_id, "papers_retrieved": len(retrieved),
+        "variant": variant, "run_id": result.run_id, "pool": len(state.get("memory") or []),
+        "papers_retrieved": len(retrieved),
         "input_coverage": None, "citations": len((state.get("survey") or {}).get("references", [])),
         "dropped_citations": (state.get("integrity") or {}).get("dropped_total", 0),
         # Calls answered from the LLM response cache (a variant repeating an earlier variant's
@@ -74,6 +102,8 @@ def variant_row(variant: str, result: RunResult, bench: list[Reference] | None, 
         # and the self-evaluation's input_coverage agree.
         chosen = [Paper.model_validate(papers[p]) for p in retrieved if p in papers]
         row["input_coverage"] = round(input_coverage(chosen, bench, fuzzy=fuzzy)["coverage"], 4)
+    if labels:
+        row.update(relevance_columns(state, labels))
     for metric in (state.get("evaluation") or {}).get("metrics", []):
         if isinstance(metric.get("value"), (int, float)):
             row[f"eval:{metric['name']}"] = round(float(metric["value"]), 4)
@@ -101,11 +131,14 @@ def write_tables(rows: list[dict], out_dir: Path, topic: str) -> tuple[Path, Pat
 
 def run_ablation(topic: str, variants: list[str], settings: Settings, *,
                  make_deps: Callable[[Settings], Any], out_dir: Path | None = None,
-                 bench_refs: Path | None = None,
+                 bench_refs: Path | None = None, relevance_labels: Path | None = None,
                  on_variant: Callable[[str], None] | None = None,
                  on_update: UpdateCallback | None = None) -> tuple[Path, list[dict]]:
     """Run every variant into ``<out>/ablation-<slug>-<ts>/`` and write the tables there."""
     bench = load_bench_refs(Path(bench_refs)) if bench_refs else None
+    labels = load_labels(Path(relevance_labels), topic) if relevance_labels else None
+    if relevance_labels and not labels:
+        raise UserError(f"{relevance_labels} has no judgment for the topic {topic!r}")
     root = new_run_dir(Path(out_dir or settings.runs_dir), f"ablation {topic}")
     rows = []
     for variant in variants:
@@ -114,6 +147,6 @@ def run_ablation(topic: str, variants: list[str], settings: Settings, *,
         deps = make_deps(variant_settings(settings, variant))
         result = start_run(topic, deps, runs_dir=root / variant, on_update=on_update)
         rows.append(variant_row(variant, result, bench, deps.clients.meter.to_dict(),
-                                fuzzy=settings.evaluation.ref_match_fuzzy))
+                                fuzzy=settings.evaluation.ref_match_fuzzy, labels=labels))
         write_tables(rows, root, topic)  # after each variant, so a stopped ablation keeps its rows
     return root, rows

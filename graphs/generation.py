@@ -63,6 +63,7 @@ def send_reads(state: GenerationState) -> list[Send] | str:
         Send("read_subsection", {
             "topic": state["topic"], "section_id": section["id"], "subsection": sub,
             "memory": memory.overall, "memory_titles": memory.section_titles(section["id"]),
+            "relevance": state.get("relevance") or {},
             "budget_exhausted": bool(state.get("budget_exhausted")),
         })
         for section in state["outline"] for sub in section["subsections"] if sub["id"] not in readings

@@ -58,9 +58,12 @@ class GenerationState(TypedDict, total=False):
     run_dir: str
     # --- plan: memory M (overall) and M_i (per section), demonstration outlines ---------------
     papers: Annotated[dict[str, dict], merge_dicts]  # paper_id -> Paper.model_dump(mode="json")
-    memory: list[str]  # M: paper ids retrieved for the topic (P_R)
+    memory: list[str]  # M: on-topic paper ids retrieved for the topic (P_R)
     section_memory: Annotated[dict[str, list[str]], merge_dicts]  # section id -> M_i
-    memory_consensus: list[str]  # ids of M found by both retrievers (the floor's topical reference)
+    # retrieval/relevance.py's judgment of the candidates: concepts, kept/candidates, threshold,
+    # the excluded ids and the reference (topic vector, on-topic centroid) for later reads
+    relevance: dict
+    shape: dict  # {"sections", "subsections", "reason"}: what the on-topic pool can fill
     outline_floor: list[dict]  # the deterministic outline (clusters of M); used unless the model's is valid
     demos: list[dict]  # HumanOutline dumps used as demonstrations (P_S)
     outline: list[SectionPlan]
@@ -89,6 +92,7 @@ class ReadTask(TypedDict):
     subsection: SubsectionPlan
     memory: list[str]  # M, for memory-scoped retrieval (MR)
     memory_titles: list[str]  # titles of M_i, for memory-guided sub-queries (MS)
+    relevance: dict  # the pool's judgment, to judge store-wide reads (MR off) the same way
     budget_exhausted: bool
 
 

@@ -138,6 +138,15 @@ class BM25Index:
             (weights.astype(np.float32), (rows_a, cols_a)), shape=(len(tokens), len(self.vocab))
         )
 
+    def document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
+        """Documents containing each (tokenised) term; 0 for terms the index never saw."""
+        weights = self._weights.tocsc() if not sparse.isspmatrix_csc(self._weights) else self._weights
+        counts = {}
+        for term in terms:
+            col = self.vocab.get(term)
+            counts[term] = 0 if col is None else int(weights.indptr[col + 1] - weights.indptr[col])
+        return counts
+
     # --- searching ----------------------------------------------------------------------
     def row(self, paper_id: str) -> int | None:
         return self._row_of.get(paper_id)

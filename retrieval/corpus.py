@@ -374,6 +374,17 @@ class Corpus:
         found = self._papers.get(paper_ids)
         return [found[pid] for pid in paper_ids if pid in found]
 
+    def year_span(self) -> tuple[int, int] | None:
+        """Earliest and latest publication year among searchable papers (None when unknown)."""
+        years = self._searchable().bm25.years
+        known = years[years > 0]
+        return (int(known.min()), int(known.max())) if len(known) else None
+
+    def document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many searchable papers contain each BM25 term (relevance weights concepts by it)."""
+        snap = self._searchable()
+        return snap.bm25.document_frequency(terms)
+
     def count(self) -> int:
         """Papers a search can find."""
         snap = self.snapshot

@@ -69,8 +69,10 @@ CASES = [
          "pip install 'surveygraph[anthropic]'", needs="langchain_anthropic"),
     Case("every LLM call fails (no server), password in llm.base_url",
          ["generate", TOPIC, "--llm", "openai:gpt-4o-mini", "--sections", "2", "--subsections", "1"], 3,
+         # relevance off: most poisoned papers are off topic, and this case is about failing calls
          "every LLM call failed", env={"SURVEYGRAPH_LLM__BASE_URL": UNREACHABLE, "SURVEYGRAPH_LLM__RETRIES": "0",
-                                      "SURVEYGRAPH_GENERATION__SELF_EVALUATE": "false"},
+                                      "SURVEYGRAPH_GENERATION__SELF_EVALUATE": "false",
+                                      "SURVEYGRAPH_GENERATION__RELEVANCE": "false"},
          check=_files_kept_and_no_secret),
     Case("corpus search hits a title that is Rich markup (\"[/b] ... [bold]\")",
          ["corpus", "search", "Markup-Breaking Titles", "-k", "3"], 0, "", stdout="[/b] Markup-Breaking"),

@@ -68,9 +68,13 @@ def plan_subsections_reply(prompt: str) -> str:
 
 
 def subqueries_reply(prompt: str) -> str:
+    """Like a competent model: the memory titles that share the most words with the subsection."""
     block = re.search(r"<<DATA-\w+>>\n(.*?)<<END-\w+>>", prompt, re.S)
-    titles = re.findall(r"^- (.+)$", block.group(1), re.M)[:3] if block else []
-    return json.dumps({"queries": [t[:80] for t in titles] or ["retrieval augmented generation"]})
+    titles = re.findall(r"^- (.+)$", block.group(1), re.M) if block else []
+    subsection = re.search(r"Subsection: (.+)", prompt)
+    words = set(re.findall(r"[a-z]{4,}", subsection.group(1).lower())) if subsection else set()
+    ranked = sorted(titles, key=lambda t: -len(words & set(re.findall(r"[a-z]{4,}", t.lower()))))
+    return json.dumps({"queries": [t[:80] for t in ranked[:3]] or ["retrieval augmented generation"]})
 
 
 def write_reply(prompt: str) -> str:
@@ -166,6 +170,7 @@ def small_settings(home: Path, **generation):
     """Small, fast, uncached settings for graph tests."""
     from surveygraph.settings import Settings
 
-    gen = {"sections": 2, "subsections": 2, "outline_candidates": 40, "papers_per_section": 20,
+    gen = {"sections": 2, "subsections": 2, "outline_candidates": 80, "papers_per_section": 20,
            "papers_per_subsection": 4, "subqueries": 2, "concurrency": 2, **generation}
-    return Settings(home=home, llm={"cache": False, "retries": 0}, generation=gen)
+    # yearly TRE buckets: the corpus slice spans 2025-2026, one default two-year bucket (2024-2025) + one
+    return Settings(home=home, llm={"cache": False, "retries": 0}, generation=gen, retrieval={"tre_bucket_years": 1})

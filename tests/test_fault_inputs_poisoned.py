@@ -73,8 +73,10 @@ def generate(home: Path, runs: Path, responder):
     from surveygraph.graphs.runner import build_deps, start_run
 
     model, chat = scripted_models(responder)
+    # relevance off: these tests are about hostile text reaching the exports, so every poisoned
+    # paper must stay in the pool (most are not about the topic and would be judged off it)
     settings = small_settings(home, papers_per_subsection=30, papers_per_section=30, outline_candidates=30,
-                              outline_demos="none", self_evaluate=False)
+                              outline_demos="none", self_evaluate=False, relevance=False)
     result = start_run(TOPIC, build_deps(settings, chat_models=chat), runs_dir=runs)
     assert result.finished
     return result, model

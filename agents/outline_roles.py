@@ -1,0 +1,129 @@
+"""Section roles: what human-written surveys are made of, and which papers play which role.
+
+SurveyForge learns outlines from human outlines of related topics. What transfers between topics
+is not their wording (a heading of a wireless survey does not belong in a RAG survey) but their
+*roles*: foundations and background, a taxonomy of approaches, data / benchmarks / evaluation,
+applications, challenges. ``learn_roles`` reads the roles and their order from the related
+outlines' first-level headings; ``paper_role`` tells which role an on-topic paper plays from its
+title (a benchmark, a survey or analysis, an application to a domain, otherwise a method), and
+``domain_of`` names the application domain. The outline floor then instantiates each role with
+this topic's papers and names (agents/outline_floor.py). Challenges are the conclusion's job.
+"""
+
+from __future__ import annotations
+
+import re
+from statistics import median
+
+METHODS = "methods"
+FOUNDATIONS, EVALUATION, APPLICATIONS = "foundations", "evaluation", "applications"
+DEFAULT_ORDER = (FOUNDATIONS, METHODS, EVALUATION, APPLICATIONS)
+
+# First-level headings of human outlines -> role (first match wins; anything else is a method
+# family, the bulk of every survey). Frame headings (introduction, conclusion) have no role here.
+_HEADING_ROLES = (
+    ("frame", r"\b(introduction|conclusions?|concluding|summary|acknowledg\w*|references?|appendix)\b"),
+    ("challenges", r"\b(challenges?|future|open (problems?|questions?|issues?)|directions?|outlook|limitations?|"
+                   r"discussion|opportunit\w*|trends?)\b"),
+    (EVALUATION, r"\b(benchmarks?|datasets?|evaluation|evaluating|metrics?|assessment|measurements?|"
+                 r"experiments?|empirical)\b"),
+    (APPLICATIONS, r"\b(applications?|domains?|use cases?|deployments?|practice|real[- ]world|downstream)\b"),
+    (FOUNDATIONS, r"\b(background|preliminar\w*|foundations?|definitions?|overview|basics?|concepts?|"
+                  r"formulations?|history|fundamentals?|taxonom\w*|principles?|problem setting)\b"),
+)
+
+# Paper titles -> role. A survey, review or analysis of the topic belongs with its foundations;
+# a benchmark or dataset with evaluation; a paper naming an application domain with applications.
+_PAPER_FOUNDATIONS = re.compile(
+    r"\b(surveys?|review|overview|tutorial|primer|taxonomy|sok|position|perspectives?|theor(y|etical)|"
+    r"rethinking|understanding|why|mechanisms?|empirical (study|analysis)|systematic (study|analysis|mapping))\b",
+    re.IGNORECASE)
+_PAPER_EVALUATION = re.compile(r"(\w*bench\w*|\bdatasets?\b|\bevaluat\w*|\bmetrics?\b|\bleaderboards?\b|\btestbeds?\b|"
+                               r"\bassessing\b|\bmeasuring\b|\bauditing\b|\baudit\b)", re.IGNORECASE)
+# Application domains, each a concept phrase that can head a subsection of "Applications".
+DOMAINS = (  # words that name a domain in ML titles without another common ML sense
+    ("Medicine and Healthcare", r"medic\w*|clinic\w*|health\w*|biomedic\w*|patients?|drugs?|radiolog\w*|diseases?|"
+                                r"hospital\w*|ehrs?|surg\w*|nurs\w*|pharma\w*|oncolog\w*"),
+    ("Law and Public Policy", r"legal|court\w*|juris\w*|legislat\w*|lawyers?|government\w*|islamic"),
+    ("Finance and Business", r"financ\w*|bank\w*|business\w*|e-?commerce|insurance|stocks?|customers?|retail|"
+                             r"advertis\w*"),
+    ("Education", r"educat\w*|classroom\w*|schools?|tutoring"),
+    ("Science and Engineering", r"scientific|chemi\w*|materials? science|biolog\w*|climate|manufactur\w*|"
+                                r"industrial|nuclear|agricult\w*|telecom\w*|power grids?|geolog\w*|astronom\w*|"
+                                r"molec\w*|proteins?"),
+    ("Culture, Media and Society", r"cultur\w*|social media|news|music|artworks?|heritage|religio\w*|folk\w*|"
+                                   r"literary|humanities"),
+)
+# Short names for small domains that share one subsection ("Finance, Education and Science").
+DOMAIN_SHORT = {"Medicine and Healthcare": "Medicine", "Law and Public Policy": "Law", "Finance and Business": "Finance",
+                "Education": "Education", "Science and Engineering": "Science", "Culture, Media and Society": "Culture"}
+_DOMAIN_PATTERNS = tuple((name, re.compile(rf"\b({pattern})\b", re.IGNORECASE)) for name, pattern in DOMAINS)
+
+
+def heading_role(title: str) -> str:
+    for role, pattern in _HEADING_ROLES:
+        if re.search(pattern, title, re.IGNORECASE):
+            return role
+    return METHODS
+
+
+def learn_roles(demos: list[dict]) -> tuple[list[str], dict]:
+    """Body roles in the order the related human outlines use them, and what was read.
+
+    A role enters when at least one related outline has a first-level heading of that role;
+    methods always do. Without outlines, the usual order of human surveys (DEFAULT_ORDER)."""
+    positions: dict[str, list[float]] = {}
+    seen_in: dict[str, int] = {}
+    for demo in demos:
+        entries = [e for e in demo.get("entries", []) if e.get("level") == 1]
+        roles_here = set()
+        for i, entry in enumerate(entries):
+            role = heading_role(str(entry.get("title") or ""))
+            if role in ("frame", "challenges"):
+                continue
+            positions.setdefault(role, []).append(i / max(len(entries) - 1, 1))
+            roles_here.add(role)
+        for role in roles_here:
+            seen_in[role] = seen_in.get(role, 0) + 1
+    if not demos or not positions:
+        return list(DEFAULT_ORDER), {"source": "default order (no related human outline)"}
+    roles = sorted({METHODS, *positions}, key=lambda r: (median(positions.get(r, [0.5])), DEFAULT_ORDER.index(r)))
+    return roles, {"source": f"{len(demos)} related human outline(s)", "roles_seen": seen_in}
+
+
+def domain_of(title: str, topic: str) -> str | None:
+    """The application domain a title names, unless the topic itself is about that domain."""
+    for name, pattern in _DOMAIN_PATTERNS:
+        if pattern.search(title) and not pattern.search(topic):
+            return name
+    return None
+
+
+def paper_role(title: str, topic: str) -> str:
+    if _PAPER_FOUNDATIONS.search(title):
+        return FOUNDATIONS
+    if _PAPER_EVALUATION.search(title):
+        return EVALUATION
+    if domain_of(title, topic):
+        return APPLICATIONS
+    return METHODS
+
+
+def role_heading(role: str, topic: str) -> str:
+    """The heading of a role section, instantiated with the topic (never another survey's words)."""
+    subject = topic if len(topic) <= 40 else re.split(r"\s+(?:for|in|of|on|with)\s+", topic)[0]
+    return {FOUNDATIONS: f"Foundations of {subject}", EVALUATION: f"Benchmarks and Evaluation of {subject}",
+            APPLICATIONS: f"Applications of {subject}"}[role]
+
+
+_SYSTEM_NAME = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}|[A-Za-z]-?\d|\d[A-Za-z]{2,}")
+
+
+def is_system_name(phrase: str) -> bool:
+    """'GraphRAG', 'RAGTruth', 'GPT-4', 'Qwen2.5': the name of one system or dataset, not a concept
+    ('LLMs', '3D', 'VQA' are fine)."""
+    for word in phrase.split():
+        bare = word[:-1] if word.endswith("s") else word
+        if _SYSTEM_NAME.search(bare) and not re.fullmatch(r"\d+[dD]", bare):
+            return True
+    return False
