@@ -32,6 +32,16 @@ def normalize_arxiv_id(value: str | None) -> str | None:
     return v or None
 
 
+# Identifier formats: a field that does not match is dropped at the boundary (Paper), never
+# carried into an export where it would need escaping it was not meant for. DOIs: Crossref's
+# recommended pattern, which matches nearly all registered DOIs (old SICI DOIs with '<', '>' are
+# dropped; the paper keeps its arXiv id or title key).
+ARXIV_ID_FORMAT = re.compile(r"^(\d{4}\.\d{4,5}|[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7})$")
+DOI_FORMAT = re.compile(r"^10\.\d{4,9}/[-._;()/:a-z0-9]+$")  # Crossref's recommended pattern (DOIs are lower-cased)
+CATEGORY_FORMAT = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
+S2_ID_FORMAT = re.compile(r"^[0-9a-fA-F]{40}$|^\d{1,12}$|^CorpusId:\d{1,12}$")
+
+
 def normalize_doi(value: str | None) -> str | None:
     if not value:
         return None
@@ -56,13 +66,33 @@ class Paper(BaseModel):
     citation_count: int | None = None  # None = unknown (e.g. the offline arXiv corpus)
     source: str = "unknown"  # jsonl | bibtex | pdf | arxiv | semanticscholar | ...
     full_text_path: str | None = None  # PDFs: extracted text kept for later deep reading
+    # Identifier fields dropped because they did not match their format (not stored, not exported).
+    dropped_fields: list[str] = Field(default_factory=list, exclude=True, repr=False)
 
     @model_validator(mode="after")
     def _normalise(self) -> "Paper":
+        dropped = []
         self.arxiv_id = normalize_arxiv_id(self.arxiv_id)
+        if self.arxiv_id and not ARXIV_ID_FORMAT.match(self.arxiv_id):
+            dropped.append("arxiv_id")
+            self.arxiv_id = None
         self.doi = normalize_doi(self.doi)
+        if self.doi and not DOI_FORMAT.match(self.doi):
+            dropped.append("doi")
+            self.doi = None
+        if self.s2_id and not S2_ID_FORMAT.match(self.s2_id):
+            dropped.append("s2_id")
+            self.s2_id = None
+        valid = [c for c in self.categories if CATEGORY_FORMAT.match(c)]
+        if len(valid) != len(self.categories):
+            dropped.append("categories")
+            self.categories = valid
+        if self.year is not None and not 1800 <= self.year <= 2200:
+            dropped.append("year")
+            self.year = None
         if self.year is None and self.published is not None:
             self.year = self.published.year
+        self.dropped_fields = dropped
         return self
 
     @property

@@ -105,6 +105,10 @@ def tex_escape(text: str) -> str:
 def _is_math(span: str) -> bool:
     """A ``$...$`` span that is real math: math-looking content, known commands, balanced braces."""
     ascii_span = "".join(ch if ch.isascii() else _char_to_tex(ch, in_math=True) for ch in span)
+    # "^^5c" is TeX's character-code notation (a backslash): "$^^5cinput{/etc/passwd}$" would run
+    # \input. No real formula needs it, so such a span is text, escaped.
+    if "^^" in ascii_span:
+        return False
     if not _MATH_CHARS.match(ascii_span) or ascii_span.count("{") != ascii_span.count("}"):
         return False
     depth = 0

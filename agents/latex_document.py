@@ -7,6 +7,7 @@ needed; ``references.bib`` is written as well, for readers who cite the papers e
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -213,22 +214,34 @@ def compile_pdf(tex_path: Path, timeout: float = 300, engine: str | None = None)
         raise UserError("no TeX engine found (lualatex, xelatex or pdflatex): install TeX Live, e.g. "
                         "apt-get install latexmk texlive-luatex texlive-latex-recommended lmodern; "
                         f"{tex_path.name} is written and compiles by hand")
-    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error", "-no-shell-escape"]
+    # Sandboxed build: a fresh folder holding only the .tex and its figures, shell escape off and
+    # kpathsea's paranoid modes, so even text that slipped past escaping can read no file outside
+    # the build (no /etc/passwd) and write none outside it (no survey.md overwritten).
+    build = tex_path.parent / "build"
+    shutil.rmtree(build, ignore_errors=True)
+    build.mkdir()
+    shutil.copy2(tex_path, build / tex_path.name)
+    if (tex_path.parent / "figures").is_dir():
+        shutil.copytree(tex_path.parent / "figures", build / "figures")
+    env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
     if shutil.which("latexmk"):
         commands = [["latexmk", f"-{engine}" if engine != "pdflatex" else "-pdf", *flags, tex_path.name]]
     else:
         commands = [[engine, *flags, tex_path.name]] * 2  # second pass resolves \cite numbers
+    built = build / tex_path.name
     for command in commands:
         try:
-            done = subprocess.run(command, cwd=tex_path.parent, capture_output=True, text=True, timeout=timeout,
-                                  errors="replace")
+            done = subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=timeout,
+                                  errors="replace", env=env)
         except subprocess.TimeoutExpired as exc:
             raise UserError(f"{command[0]} did not finish within {timeout:.0f}s on {tex_path}") from exc
         if done.returncode != 0:
-            raise UserError(f"{command[0]} failed on {tex_path}: {_first_error(tex_path, done.stdout)}")
-    pdf = tex_path.with_suffix(".pdf")
-    if not pdf.is_file():
+            raise UserError(f"{command[0]} failed on {tex_path}: {_first_error(built, done.stdout)}")
+    if not built.with_suffix(".pdf").is_file():
         raise UserError(f"{engine} wrote no PDF for {tex_path}")
+    pdf = tex_path.with_suffix(".pdf")
+    shutil.copy2(built.with_suffix(".pdf"), pdf)
     return pdf
 
 
@@ -238,4 +251,4 @@ def _first_error(tex_path: Path, stdout: str) -> str:
     errors = [line for line in text.splitlines() if line.startswith("!") or ":error" in line.lower()
               or re.match(r"^\S+\.tex:\d+:", line)]
     return (errors[0] if errors else text.strip().splitlines()[-1] if text.strip() else "no log")[:300] + \
-        f" (see {log.name})"
+        f" (see {log.parent.name}/{log.name})"

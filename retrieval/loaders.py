@@ -37,6 +37,14 @@ class LoadReport(BaseModel):
     # and the CLI names the problem and exits non-zero instead of counting it as one skipped line.
     truncated: str | None = None
 
+    invalid_fields: int = 0  # papers kept with an identifier dropped (not matching its format)
+
+    def note(self, line: int, message: str) -> None:
+        """A kept record with a problem worth saying (an invalid identifier dropped)."""
+        self.invalid_fields += 1
+        if len(self.reasons) < MAX_REPORTED:
+            self.reasons.append(f"line {line}: {message}")
+
     def skip(self, line: int, reason: str) -> None:
         self.skipped += 1
         if len(self.skipped_lines) < MAX_REPORTED:
@@ -143,6 +151,8 @@ def _add_record(record: Any, line_no: int, papers: list[Paper], report: LoadRepo
     except (ValueError, ValidationError) as exc:
         report.skip(line_no, _short_reason(exc))
         return
+    if paper.dropped_fields:
+        report.note(line_no, f"dropped invalid {', '.join(paper.dropped_fields)} (kept the paper)")
     papers.append(paper)
     report.read += 1
 

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.slow
 def test_local_model_writes_a_complete_survey(shared_data, tmp_path):
     pytest.importorskip("llama_cpp")
     home = corpus_home(shared_data)
-    settings = Settings(home=home, llm={"default": "local", "cache": False},
+    # local_drafts: this test is about the real model inside the graph, which the default skips
+    settings = Settings(home=home, llm={"default": "local", "cache": False, "local_drafts": True},
                         generation={"sections": 2, "subsections": 1, "outline_candidates": 60,
                                     "papers_per_section": 20, "papers_per_subsection": 5, "subqueries": 2,
                                     "concurrency": 1})
@@ -39,3 +40,20 @@ def test_local_model_writes_a_complete_survey(shared_data, tmp_path):
         assert degenerate_repetition(section.text) < 0.05, section.heading
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["tokens"]["total"]["output_tokens"] > 0 and manifest["models"]["writer"] == "local"
+
+
+def test_default_job_does_not_ask_the_bundled_model_for_drafts(shared_data, tmp_path):
+    """The bundled 270M base model's drafts never pass the gate: by default no call is made, every
+    step says why in the manifest, and the survey is the floor's."""
+    pytest.importorskip("llama_cpp")
+    home = corpus_home(shared_data)
+    settings = Settings(home=home, llm={"default": "local", "cache": False},
+                        generation={"sections": 2, "subsections": 1, "outline_candidates": 60,
+                                    "papers_per_section": 20, "papers_per_subsection": 5, "self_evaluate": False})
+    result = start_run("Retrieval-Augmented Generation for Large Language Models", build_deps(settings),
+                       runs_dir=tmp_path)
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["tokens"]["total"]["calls"] == 0
+    assert set(manifest["subsection_status"].values()) == {"skipped-local"}
+    assert any("never pass the gate" in str(f.get("reason")) for f in manifest["fallbacks"])
+    assert manifest["outcome"]["exit_code"] == 0 and manifest["outcome"]["body_words"] > 200

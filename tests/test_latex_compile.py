@@ -77,7 +77,7 @@ def test_unicode_survey_compiles_and_numbers_match_markdown(engine, tmp_path):
     _png(tmp_path / "figures" / "accuracy.png")
     pdf = compile_pdf(tex, engine=engine)
     assert pdf.is_file() and pdf.stat().st_size > 1000
-    log = tex.with_suffix(".log").read_text(errors="replace")
+    log = (tmp_path / "build" / "survey.log").read_text(errors="replace")  # the sandboxed build's log
     assert "Missing character" not in log and "Undefined control sequence" not in log
     if not shutil.which("pdftotext"):
         pytest.skip("pdftotext (poppler-utils) not installed: PDF built, numbers not checked")
@@ -96,3 +96,46 @@ def test_unicode_survey_compiles_and_numbers_match_markdown(engine, tmp_path):
     assert "Δ" in text or "∆" in text  # Greek survived as Greek
     assert "μ" in text or "µ" in text
     assert "figures/accuracy.png" not in text  # the figure was embedded, not replaced by a note
+
+
+HOSTILE = [  # titles from issue 20: TeX's ^^ notation spelling \input and \immediate\openout
+    "Safe Title $^^5cinput{/etc/passwd}$ for Retrieval",
+    "Overwrite $^^5cimmediate^^5copenout5=survey.md ^^5cimmediate^^5cwrite5{PWNED}$ Attack",
+    "Catcode $^^5ccatcode`^^7c=0 ^^7cinput{/etc/hostname}$ Trick",
+]
+
+
+def hostile_survey() -> Survey:
+    refs = [Reference(key=str(n), title=title, arxiv_id=f"2501.{n:05d}", year=2025,
+                      text=f"Eve Attacker. {title}. 2025. arXiv:2501.{n:05d}") for n, title in enumerate(HOSTILE, 1)]
+    sections = [SurveySection(heading=f"On {HOSTILE[1]}", level=1, section_id="1",
+                              text=f"As {HOSTILE[0]} shows [1], and {HOSTILE[2]} [3] too [2].")]
+    return Survey(title="A Survey of Attacks", topic="attacks", sections=sections, references=refs)
+
+
+def test_tex_character_codes_are_escaped_not_kept_as_math():
+    tex = to_latex(hostile_survey())
+    assert "^^5c" not in tex and "^^7c" not in tex  # every ^ is \textasciicircum{}
+    assert "\\textasciicircum{}\\textasciicircum{}5cinput" in tex
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hostile_titles_read_and_write_nothing_outside_the_build(engine, tmp_path):
+    if not shutil.which(engine):
+        pytest.skip(f"{engine} not installed")
+    (tmp_path / "survey.md").write_text("the real survey\n", encoding="utf-8")
+    tex = tmp_path / "survey.tex"
+    # written raw, as an escaping bug would: the sandbox must hold even then
+    tex.write_text(to_latex(hostile_survey()).replace("\\textasciicircum{}\\textasciicircum{}", "^^"),
+                   encoding="utf-8")
+    try:
+        compile_pdf(tex, engine=engine)
+    except Exception:  # noqa: BLE001 - a refused read may stop the build: that is the point
+        pass
+    assert (tmp_path / "survey.md").read_text(encoding="utf-8") == "the real survey\n"
+    pdf = tmp_path / "survey.pdf"
+    if pdf.is_file() and shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+        assert "root:" not in text
+    logs = " ".join(p.read_text(errors="replace") for p in (tmp_path / "build").glob("*.log"))
+    assert "root:x:0" not in logs
