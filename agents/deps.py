@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from ..errors import BudgetExceeded
+from ..errors import BudgetExceeded, UserError
 from ..settings import Settings
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,10 @@ def guarded_call(node: str, call: Callable[[], T], *, item: str | None = None) -
         return LLMOutcome(value=call())
     except BudgetExceeded:
         return LLMOutcome(budget_exhausted=True)
+    except UserError:
+        # An unreachable server or a refused key is not one bad reply: every later call would fail
+        # the same way. Stop the run (it stays resumable at this step) instead of writing floors.
+        raise
     except Exception as exc:  # noqa: BLE001 - any provider/parse error is recorded, not fatal
         log.warning("%s%s: LLM call failed: %s", node, f" {item}" if item else "", exc)
         failure = {"node": node, "error": f"{type(exc).__name__}: {exc}"[:300]}

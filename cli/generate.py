@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..errors import EXIT_OK, UserError
+from ..errors import EXIT_OK, NetworkUnavailable, UserError
 from ..sanitize import check_topic
 from ..settings import GenerationSettings, LLMSettings
 from .common import (JUDGE_LLM_HELP, console, fail, get_settings, out, plain, progress_bar, quiet_third_party,
@@ -162,6 +162,12 @@ def _run_graph(call, settings=None):
                 return call()
             finally:
                 _BAR.clear()
+    except NetworkUnavailable as exc:  # the server went away mid-run: resumable once it is back
+        console.print(f"[bold red]error:[/] {plain(exc)}", highlight=False, soft_wrap=True)
+        run_dir = getattr(exc, "run_dir", None)
+        if run_dir is not None and settings is not None:
+            console.print(f"resume it with: {resume_command(run_dir, settings)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(exc.exit_code) from None
     except UserError:
         raise
     except RunInterrupted as stop:

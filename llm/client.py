@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from ..errors import BudgetExceeded, NetworkUnavailable, UserError
+from ..sanitize import redact_text
 from .budget import TokenBudget
 from .cache import ResponseCache, cache_key
 from .local import LlamaCppChatModel
@@ -23,9 +24,36 @@ T = TypeVar("T", bound=BaseModel)
 
 # Errors that retrying cannot fix: programming errors and our own control-flow exceptions.
 _NOT_RETRIED = (UserError, BudgetExceeded, StructuredOutputError, TypeError, AttributeError, KeyError, NotImplementedError)
-# Provider SDK errors (matched by class name, so no SDK import is needed) meaning "fix your config".
-_CONFIG_ERROR_NAMES = ("AuthenticationError", "PermissionDeniedError", "NotFoundError")
-_NETWORK_ERROR_NAMES = ("APIConnectionError", "ConnectError", "ConnectionError", "APITimeoutError", "Timeout")
+# Provider errors by kind. langchain-core's typed hierarchy (ModelAuthenticationError, ...) is
+# what current integrations raise (langchain-openai's OpenAIConnectionError subclasses
+# ModelConnectionError); class names anywhere in an error's MRO cover providers that predate it
+# (openai.APIConnectionError, anthropic.AuthenticationError, httpx.ConnectError).
+_CONFIG_ERROR_NAMES = ("AuthenticationError", "PermissionDeniedError", "NotFoundError",
+                       "ModelAuthenticationError", "ModelPermissionDeniedError", "ModelNotFoundError")
+_NETWORK_ERROR_NAMES = ("APIConnectionError", "ConnectError", "ConnectionError", "APITimeoutError", "Timeout",
+                        "ModelConnectionError", "ModelTimeoutError", "ConnectTimeout", "ReadTimeout")
+_INVALID_REQUEST_NAMES = ("BadRequestError", "UnprocessableEntityError", "ModelInvalidRequestError")
+
+
+def _typed(*names: str) -> tuple[type, ...]:
+    from langchain_core import exceptions
+
+    return tuple(cls for cls in (getattr(exceptions, n, None) for n in names) if isinstance(cls, type))
+
+
+def error_kind(exc: BaseException) -> str | None:
+    """'config' (fix the key / model name), 'network' (server unreachable or too slow), 'invalid'
+    (the server refused this request) or None, by type, not by the name of the raised class."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if isinstance(exc, _typed("ModelAuthenticationError", "ModelPermissionDeniedError", "ModelNotFoundError")) \
+            or names & set(_CONFIG_ERROR_NAMES):
+        return "config"
+    if isinstance(exc, _typed("ModelConnectionError", "ModelTimeoutError") + (ConnectionError, TimeoutError)) \
+            or names & set(_NETWORK_ERROR_NAMES):
+        return "network"
+    if isinstance(exc, _typed("ModelInvalidRequestError")) or names & set(_INVALID_REQUEST_NAMES):
+        return "invalid"
+    return None
 
 
 # A reply may run this many tokens past its cap before we cut it (tokenizers and servers count
@@ -39,7 +67,13 @@ def _is_transient(exc: BaseException) -> bool:
         return False
     if isinstance(exc, _NOT_RETRIED) or is_refusal(exc):
         return False
-    return type(exc).__name__ not in _CONFIG_ERROR_NAMES + ("BadRequestError", "UnprocessableEntityError")
+    return error_kind(exc) not in ("config", "invalid")
+
+
+def _endpoint(model: Any) -> str:
+    """' at <url>' for a client with a custom base URL (what to check when it is unreachable)."""
+    url = custom_base_url(model) if is_openai_compatible(model) else None
+    return f" at {url}" if url else ""
 
 
 def _cut_to_tokens(text: str, output_tokens: int, limit: int) -> str:
@@ -376,9 +410,13 @@ class LLMClient:
         except _NOT_RETRIED:
             raise
         except Exception as exc:
-            name = type(exc).__name__
-            if name in _CONFIG_ERROR_NAMES:
-                raise UserError(f"model '{self.spec}' refused the request ({name}): {exc}") from exc
-            if name in _NETWORK_ERROR_NAMES or isinstance(exc, (ConnectionError, TimeoutError)):
-                raise NetworkUnavailable(f"could not reach the model '{self.spec}': {exc}") from exc
+            kind, name = error_kind(exc), type(exc).__name__
+            where = _endpoint(self.model)
+            # redacted here, not where printed: LangGraph stores a failed step's error in the checkpoint
+            if kind == "config":
+                raise UserError(redact_text(
+                    f"model '{self.spec}'{where} refused the request ({name}): {exc}; check the model name and "
+                    "the API key variable (e.g. OPENAI_API_KEY)")) from exc
+            if kind == "network":
+                raise NetworkUnavailable(redact_text(f"could not reach the model '{self.spec}'{where}: {exc}")) from exc
             raise

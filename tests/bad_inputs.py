@@ -42,11 +42,14 @@ class Case:
     stdout: str = ""  # must appear in stdout
 
 
-def _files_kept_and_no_secret(scratch: Scratch) -> list[str]:
+def _resumable_and_no_secret(scratch: Scratch) -> list[str]:
+    """The run stopped at its first call: its checkpoint is kept for --resume, no survey is
+    pretended, and the password in the URL is written nowhere."""
     problems = []
-    runs = sorted((scratch.home / "runs").glob("*/survey.md"), key=lambda p: p.stat().st_mtime)
-    if not runs:
-        problems.append("no survey.md kept")
+    if not list((scratch.home / "runs").glob("*/checkpoints.sqlite")):
+        problems.append("no checkpoint kept to resume from")
+    if list((scratch.home / "runs").glob("*/survey.md")):
+        problems.append("a survey was written from floors although no call reached the model")
     for path in scratch.home.rglob("*"):
         if path.is_file() and PASSWORD.encode() in path.read_bytes():
             problems.append(f"password written to {path.relative_to(scratch.home)}")
@@ -67,13 +70,15 @@ CASES = [
     Case("unknown model provider", ["generate", TOPIC, "--llm", "nosuch:model"], 2, "unknown model provider 'nosuch'"),
     Case("provider package missing", ["generate", TOPIC, "--llm", "anthropic:claude-3-5-haiku-latest"], 2,
          "pip install 'surveygraph[anthropic]'", needs="langchain_anthropic"),
+    # Fail fast (issue 20): an unreachable server stops the run at its first call with one line
+    # naming the URL (password redacted), exit 2, resumable; it is never a "finished" floor survey.
     Case("every LLM call fails (no server), password in llm.base_url",
-         ["generate", TOPIC, "--llm", "openai:gpt-4o-mini", "--sections", "2", "--subsections", "1"], 3,
+         ["generate", TOPIC, "--llm", "openai:gpt-4o-mini", "--sections", "2", "--subsections", "1"], 2,
          # relevance off: most poisoned papers are off topic, and this case is about failing calls
-         "every LLM call failed", env={"SURVEYGRAPH_LLM__BASE_URL": UNREACHABLE, "SURVEYGRAPH_LLM__RETRIES": "0",
+         "could not reach the model 'openai:gpt-4o-mini' at http://admin:***@127.0.0.1:9/v1", env={"SURVEYGRAPH_LLM__BASE_URL": UNREACHABLE, "SURVEYGRAPH_LLM__RETRIES": "0",
                                       "SURVEYGRAPH_GENERATION__SELF_EVALUATE": "false",
                                       "SURVEYGRAPH_GENERATION__RELEVANCE": "false"},
-         check=_files_kept_and_no_secret),
+         check=_resumable_and_no_secret),
     Case("corpus search hits a title that is Rich markup (\"[/b] ... [bold]\")",
          ["corpus", "search", "Markup-Breaking Titles", "-k", "3"], 0, "", stdout="[/b] Markup-Breaking"),
     Case("evaluate a binary (/bin/ls-like)", ["evaluate", "{file:binary}"], 4, "is not a survey"),

@@ -252,3 +252,25 @@ def test_meter_journal_carries_calls_across_sessions(tmp_path):
     assert total["calls"] == 3 and total["cached_calls"] == 1
     assert (total["input_tokens"], total["output_tokens"]) == (140, 14)
     assert len(TokenMeter().attach_journal(journal)) == 3  # the call after the cut-off line survives
+
+
+def test_provider_errors_are_classified_by_type_not_name():
+    """langchain-openai 1.x raises OpenAIConnectionError / OpenAIAuthenticationError /
+    OpenAIModelNotFoundError (issue 20): matched through langchain-core's typed hierarchy."""
+    httpx = pytest.importorskip("httpx")
+    base = pytest.importorskip("langchain_openai.chat_models.base")
+    from surveygraph.llm.client import error_kind
+
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+
+    def status(cls, code):
+        return cls(f"HTTP {code}", response=httpx.Response(code, request=request), body=None)
+
+    assert error_kind(base.OpenAIConnectionError(request=request)) == "network"
+    assert error_kind(base.OpenAITimeoutError(request=request)) == "network"
+    assert error_kind(status(base.OpenAIAuthenticationError, 401)) == "config"
+    assert error_kind(status(base.OpenAIModelNotFoundError, 404)) == "config"
+    assert error_kind(status(base.OpenAIPermissionDeniedError, 403)) == "config"
+    assert error_kind(status(base.OpenAIInvalidRequestError, 400)) == "invalid"
+    assert error_kind(ConnectionRefusedError()) == "network"
+    assert error_kind(ValueError("bad json")) is None
