@@ -38,6 +38,8 @@ _SELF_PREFIX = re.compile(
     rf"^(?:in|within|through|throughout|with)\s+(?:this|the present|our)\s+(?:\w+\s+)?{_PAPER_NOUNS}\s*,?\s*", re.I)
 _SELF_SUBJECT = re.compile(rf"^(?:this|the present|our|the current)\s+((?:\w+\s+)?{_PAPER_NOUNS})\b\s*", re.I)
 _WE_START = re.compile(r"^we\s+", re.I)
+_SENTENCE_ADVERB = re.compile(r"^([A-Z][a-z]+ly|In practice|In theory|In contrast|In experiments|Overall|Empirically|"
+                              r"Theoretically|Experimentally|Specifically)\s*,\s+")
 _OUR_START = re.compile(r"^our\s+", re.I)
 # A sentence opening on a pronoun or demonstrative refers back to text we do not quote.
 _DANGLING = re.compile(r"^(?:this|these|those|that|such|it|its|they|them|their|both|the former|the latter|"
@@ -54,12 +56,25 @@ _IRREGULAR = {"are": "is", "have": "has", "do": "does", "were": "was", "go": "go
 _ES_ENDINGS = ("s", "sh", "ch", "x", "z", "o")
 
 
+# The most common Chinese surnames in romanisation. arXiv metadata is mostly given-name first, but
+# some records put the surname first ("Yin Xiaolong"): a two-part name whose first part is one of
+# these and whose last part is not is read surname-first. ("Wei Li": both are; the usual order wins.)
+_SURNAME_FIRST = frozenset("""wang li zhang liu chen yang huang zhao wu zhou xu sun ma zhu hu guo he lin gao luo
+    zheng liang xie song tang han feng deng cao peng zeng xiao tian dong pan yuan cai jiang yu du ye cheng wei su
+    lu ding ren shen yao yin lu jiang fu zhong qian tan jin dai qin shi xiong meng hou bai kong mao qiu hao gu
+    duan lei long tao wan xia yan fan""".split())
+
+
 def surname(name: str) -> str:
-    """'Jane Q. Smith' -> 'Smith'; 'Smith, Jane' -> 'Smith'; suffixes (Jr., III) skipped."""
+    """'Jane Q. Smith' -> 'Smith'; 'Smith, Jane' -> 'Smith'; 'Yin Xiaolong' -> 'Yin' (surname-first
+    romanised Chinese name); suffixes (Jr., III) skipped."""
     name = untrusted(name, 80)
     if "," in name:
         return name.split(",")[0].strip()
     parts = [p for p in name.split() if p.strip(".").lower() not in {"jr", "sr", "ii", "iii", "iv", "phd"}]
+    if len(parts) == 2 and parts[0].lower() in _SURNAME_FIRST and parts[1].lower() not in _SURNAME_FIRST \
+            and parts[1].isalpha() and len(parts[1]) > 2:
+        return parts[0]
     return parts[-1].strip(",") if parts else ""
 
 
@@ -99,8 +114,9 @@ def third_person(verb: str) -> str:
     lower = verb.lower()
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _MODALS or not lower.isalpha():
-        return verb
+    past = lower.endswith("ed") and not lower.endswith("eed") and lower not in {"embed", "shed", "bed"}
+    if lower in _MODALS or not lower.isalpha() or (past and len(lower) > 4):
+        return verb  # past tense ("integrated") agrees with any subject: never "integrateds"
     if lower.endswith("y") and len(lower) > 2 and lower[-2] not in "aeiou":
         return verb[:-1] + "ies"
     if lower.endswith(_ES_ENDINGS):
@@ -171,6 +187,15 @@ def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb
     text = text[:1].upper() + text[1:]
     cited = f"{handle} {marker}"
     capital = cited[:1].upper() + cited[1:]
+    # A sentence adverb ("Theoretically, we show ...") leads the attributed sentence too, instead of
+    # landing after "report that" as "report that Theoretically, ...".
+    lead = _SENTENCE_ADVERB.match(text)
+    if lead and len(text) > lead.end():
+        rest = text[lead.end():]
+        inner = attribute(rest[:1].upper() + rest[1:], handle, plural, marker, report_verb)
+        if inner.startswith(("In ", "The ")):  # "In Smith [3], ..." / "The survey by ..."; names keep their case
+            inner = inner[:1].lower() + inner[1:]
+        return f"{lead.group(1)}, {inner}"
     if _WE_START.match(text):
         rest = _conjugate_after_subject(_WE_START.sub("", text, count=1), plural)
         return f"{capital} {_pronouns_to_third(rest)}"
