@@ -57,6 +57,11 @@ def _balanced(text: str) -> bool:
     return text.count('"') % 2 == 0 and text.count("“") == text.count("”")
 
 
+def content_stems(text: str) -> set[str]:
+    """content_words without a plural 's' (the comparison key for duplicate headings)."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in content_words(text)}
+
+
 def content_words(text: str) -> set[str]:
     """Lower-cased words of a heading that carry meaning (no stop words, no 1-2 letter tokens)."""
     return {w for w in normalize_title(text).split() if len(w) > 2 and w not in TRAILING_STOPWORDS}
@@ -119,7 +124,8 @@ def validate_heading(title: str, *, topic: str, taken: set[str], cap: int | None
     bare = normalize_title(re.sub(r"\(\s*[A-Za-z0-9-]{1,8}\s*\)", " ", text))
     if normalize_title(topic) and (bare == normalize_title(topic) or content_words(bare) == content_words(topic)):
         reasons.append("repeats the topic verbatim")
-    if key in taken or any(content_words(text) and content_words(text) == content_words(t) for t in taken if t):
+    # the same words up to a plural ("Knowledge Graph" / "Knowledge Graphs") are the same heading
+    if key in taken or any(content_words(text) and content_stems(text) == content_stems(t) for t in taken if t):
         reasons.append("duplicate of another heading")
     if key in copied_titles:
         reasons.append("copies a paper title from the prompt")

@@ -126,3 +126,11 @@ def test_subsection_must_add_to_its_section_and_copied_titles_count_without_subt
     kept, rejected = checked_entries([{"title": "Efficient Retrieval-Augmented Generation from Text and Graph"}], 1,
                                      topic=TOPIC, taken=set(), prompt_titles=keys)
     assert not kept and "copies a paper title from the prompt" in rejected[0]["reasons"]
+
+
+def test_plural_variant_of_a_taken_heading_is_a_duplicate():
+    # read in the offline RAG survey: "Knowledge Graph" and "Knowledge Graphs" as sibling subsections
+    from surveygraph.agents.validators import validate_heading
+
+    assert "duplicate of another heading" in validate_heading("Knowledge Graphs", topic="RAG", taken={"knowledge graph"})
+    assert validate_heading("Process Mining", topic="RAG", taken={"knowledge graph"}) == []
