@@ -66,7 +66,8 @@ def echo_responder(prompt: str) -> str:
 
 
 def failing_responder(prompt: str) -> str:
-    raise ConnectionError("no network")
+    # a server that answers with an error (an unreachable one now stops the run: test_fault_inputs)
+    raise RuntimeError("HTTP 500 from the model server")
 
 
 def generate(home: Path, runs: Path, responder):
