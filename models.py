@@ -33,11 +33,11 @@ def normalize_arxiv_id(value: str | None) -> str | None:
 
 
 # Identifier formats: a field that does not match is dropped at the boundary (Paper), never
-# carried into an export where it would need escaping it was not meant for. DOIs: Crossref's
-# recommended pattern, which matches nearly all registered DOIs (old SICI DOIs with '<', '>' are
+# carried into an export where it would need escaping it was not meant for. DOIs: the character set of
+# Crossref's recommended pattern (which matches nearly all registered DOIs), any numeric registrant (old SICI DOIs with '<', '>' are
 # dropped; the paper keeps its arXiv id or title key).
 ARXIV_ID_FORMAT = re.compile(r"^(\d{4}\.\d{4,5}|[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7})$")
-DOI_FORMAT = re.compile(r"^10\.\d{4,9}/[-._;()/:a-z0-9]+$")  # Crossref's recommended pattern (DOIs are lower-cased)
+DOI_FORMAT = re.compile(r"^10\.\d{1,9}(\.\d+)*/[-._;()/:a-z0-9]+$")  # Crossref's character set, any registrant
 CATEGORY_FORMAT = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
 S2_ID_FORMAT = re.compile(r"^[0-9a-fA-F]{40}$|^\d{1,12}$|^CorpusId:\d{1,12}$")
 

@@ -100,6 +100,9 @@ class GenerationSettings(BaseModel):
     papers_per_subsection: int = Field(8, ge=1)  # K_Oij
     subqueries: int = Field(3, ge=1)
     outline_demos: Literal["related", "random", "none"] = "related"
+    # Human outlines never used as demonstrations (matched on topic or title, case-insensitive):
+    # benchmarks exclude the same-topic human survey so its structure cannot leak into ours.
+    exclude_outlines: list[str] = Field(default_factory=list)
     memory_subquery: bool = True  # MS
     memory_retrieval: bool = True  # MR
     tre: bool = True  # TRE

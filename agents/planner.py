@@ -58,11 +58,14 @@ def _demo_outlines(deps: GenerationDeps, query: str, k: int) -> tuple[list[dict]
     if deps.outlines is None or deps.outlines.count() == 0:
         return [], {"node": "gather_topic_context", "reason": f"outline demos '{mode}' requested "
                     "but the outline store is empty; planning without demonstrations"}
+    excluded = {normalize_title(t) for t in deps.settings.generation.exclude_outlines}
+    extra = len(excluded)  # ask for more so that k remain after the exclusions
     if mode == "random":
-        found = deps.outlines.random(k, seed=deps.settings.generation.seed)
+        found = deps.outlines.random(k + extra, seed=deps.settings.generation.seed)
     else:
-        found = deps.outlines.search(query, k=k)
-    return [o.model_dump(mode="json") for o in found], None
+        found = deps.outlines.search(query, k=k + extra)
+    kept = [o for o in found if not excluded & {normalize_title(o.topic or ""), normalize_title(o.title or "")}]
+    return [o.model_dump(mode="json") for o in kept[:k]], None
 
 
 def gather_topic_context(state: dict, deps: GenerationDeps) -> dict:

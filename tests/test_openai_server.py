@@ -129,6 +129,9 @@ def test_generate_and_evaluate_over_openai_compatible_server(llama_server, share
         "SURVEYGRAPH_GENERATION__PAPERS_PER_SUBSECTION": "4", "SURVEYGRAPH_GENERATION__SUBQUERIES": "1",
         "SURVEYGRAPH_GENERATION__CONCURRENCY": "1",
         "SURVEYGRAPH_GENERATION__SELF_EVALUATE": "false",  # evaluate runs below, with a judge
+        # the server's context is 4,096 tokens (--n_ctx below): the judge's prompt must leave room for
+        # its reply, or the server stops it mid-JSON (it did once the survey's abstract grew)
+        "SURVEYGRAPH_EVALUATION__JUDGE_INPUT_TOKENS": "2800",
     })
     env.pop("OPENAI_API_KEY", None)
     corpus = _slice_corpus(shared_data, tmp_path / "vit.jsonl")
@@ -174,8 +177,11 @@ def test_generate_and_evaluate_over_openai_compatible_server(llama_server, share
     served_before = _requests_served(llama_server["log"])
     report_path = tmp_path / "report.json"
     # The judge model comes from SURVEYGRAPH_LLM__DEFAULT (openai:gemma), like every role above.
+    # The 192-token cap above keeps generation fast; a SurveyLens aspect verdict (a score and a note
+    # per aspect) does not fit in it once the judge writes a little more, and a reply cut mid-JSON
+    # is no verdict at all ("Unterminated string"), so the judge gets room for its schema.
     done = _cli(["evaluate", str(run_dir / "survey.json"), "--judges", "surveylens", "--out", str(report_path)],
-                env, tmp_path)
+                {**env, "SURVEYGRAPH_LLM__MAX_OUTPUT_TOKENS": "512"}, tmp_path)
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
     assert _requests_served(llama_server["log"]) > served_before
     report = json.loads(report_path.read_text())
