@@ -264,11 +264,13 @@ def evaluate(survey: "str | Path | Survey | Run", human: "str | Path | Survey | 
         unknown = [m for m in metrics if m not in known]
         if unknown:
             raise UserError(f"unknown metric families: {', '.join(unknown)} (choose from {', '.join(known)})")
-    from .evaluation.parsers import default_topic
+    from .evaluation.parsers import default_topic, require_survey
 
-    target = load_survey(survey, topic)
+    # the CLI's rule: a file with no survey text is refused (NotASurvey), not scored as zeros
+    target = require_survey(load_survey(survey, topic), _source_path(survey) or "the survey")
     target.topic = default_topic(target, _source_path(survey))
-    human_survey = load_survey(human, target.topic) if human is not None else None
+    human_survey = require_survey(load_survey(human, target.topic), _source_path(human) or "the human survey") \
+        if human is not None else None
     bench = _existing(bench_refs, "bench refs file")
     return evaluate_survey(target, settings, human=human_survey, bench_refs=bench,
                            judges=list(judges) if judges is not None else None, metrics=metrics,

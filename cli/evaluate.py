@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from ..errors import NotASurvey, UserError
+from ..errors import UserError
 from .common import JUDGE_LLM_HELP, console, get_settings, out, progress_bar, split_list
 
 METRIC_FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim", "quality")
@@ -51,15 +51,6 @@ def _judgment_progress(status, name: str):
     return tick
 
 
-def require_survey(survey, path: Path):
-    """Refuse (EXIT_NOT_A_SURVEY) a file with no survey in it: binary, empty, unrelated JSON,
-    headings without a word of text. Scoring it would print zeros that look like a result."""
-    words = sum(len(s.text.split()) for s in survey.sections)
-    if survey.report.format == "unknown" or words == 0:
-        why = ("; ".join(survey.report.warnings) if survey.report.format == "unknown" else "") \
-            or f"{len(survey.sections)} heading(s) and no text"
-        raise NotASurvey(f"{path} is not a survey: {why}")
-    return survey
 
 
 def evaluate_command(
@@ -80,7 +71,7 @@ def evaluate_command(
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
 ) -> None:
     """Score one survey draft: structure, citation integrity, coverage, alignment, similarity, judges."""
-    from ..evaluation.parsers import default_topic, parse_survey
+    from ..evaluation.parsers import default_topic, parse_survey, require_survey
     from ..evaluation.report import render_report
     from ..graphs.evaluation import evaluate_survey
 

@@ -141,3 +141,17 @@ def test_ctrl_c_in_generate_names_the_run_and_resume_finishes_it(reader_folder, 
     run = sg.resume(run_dir, on_progress=lines.append)
     assert run.run_id == stopped.value.run_id and run.markdown.is_file()
     assert not any(line.startswith(("plan:", "read ", "write ")) for line in lines), lines  # not redone
+
+
+def test_evaluate_refuses_an_empty_file_like_the_cli(tmp_path):
+    """issue 20: sg.evaluate(empty.md) returned zeros where `surveygraph evaluate` exits 4."""
+    import surveygraph as sg
+    from surveygraph.errors import NotASurvey
+
+    empty = tmp_path / "empty.md"
+    empty.write_text("", encoding="utf-8")
+    headings_only = tmp_path / "headings.md"
+    headings_only.write_text("# Title\n\n## Introduction\n\n## Methods\n", encoding="utf-8")
+    for path in (empty, headings_only):
+        with pytest.raises(NotASurvey, match="is not a survey"):
+            sg.evaluate(path, home=tmp_path / "home")
