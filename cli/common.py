@@ -18,8 +18,9 @@ from ..settings import Settings, load_settings
 # One flag, --judge-llm, names the judge model in every command (--judge is a hidden old alias).
 JUDGE_LLM_HELP = "Judge model: local, gguf:PATH or provider:model (default: settings llm.judge, else llm.default)."
 
-console = Console(stderr=True)
-out = Console()  # results (tables, JSON) go to stdout; progress and messages to stderr
+# emoji=False: a model name or topic like "openai:x:y" must print as typed, not as "openai❌y"
+console = Console(stderr=True, emoji=False)
+out = Console(emoji=False)  # results (tables, JSON) go to stdout; progress and messages to stderr
 
 
 def progress_bar(**kwargs: Any):

@@ -68,6 +68,9 @@ CASES = [
     Case("markup in a user-given name", ["generate", "RAG", "--judges", "[red]nosuch[/red]"], 2,
          "unknown judge: [red]nosuch[/red]"),
     Case("unknown model provider", ["generate", TOPIC, "--llm", "nosuch:model"], 2, "unknown model provider 'nosuch'"),
+    # Rich turns ":x:" into an emoji: the name must print as typed (issue 20)
+    Case("model name with an emoji code", ["generate", TOPIC, "--llm", "openai:x:y"], 2, "model: openai:x:y",
+         env={"OPENAI_API_KEY": ""}),
     Case("provider package missing", ["generate", TOPIC, "--llm", "anthropic:claude-3-5-haiku-latest"], 2,
          "pip install 'surveygraph[anthropic]'", needs="langchain_anthropic"),
     # Fail fast (issue 20): an unreachable server stops the run at its first call with one line
