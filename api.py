@@ -264,7 +264,8 @@ def evaluate(survey: "str | Path | Survey | Run", human: "str | Path | Survey | 
         unknown = [m for m in metrics if m not in known]
         if unknown:
             raise UserError(f"unknown metric families: {', '.join(unknown)} (choose from {', '.join(known)})")
-    from .evaluation.parsers import default_topic, require_survey
+    from .evaluation.inputs import require_survey
+    from .evaluation.parsers import default_topic
 
     # the CLI's rule: a file with no survey text is refused (NotASurvey), not scored as zeros
     target = require_survey(load_survey(survey, topic), _source_path(survey) or "the survey")

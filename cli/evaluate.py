@@ -71,7 +71,8 @@ def evaluate_command(
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
 ) -> None:
     """Score one survey draft: structure, citation integrity, coverage, alignment, similarity, judges."""
-    from ..evaluation.parsers import default_topic, parse_survey, require_survey
+    from ..evaluation.inputs import require_survey
+    from ..evaluation.parsers import default_topic, parse_survey
     from ..evaluation.report import render_report
     from ..graphs.evaluation import evaluate_survey
 

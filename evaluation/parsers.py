@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import NotASurvey, UserError
+from ..errors import UserError
 from ..models import OutlineEntry, ParseReport, Survey, SurveySection
 from .citations import extract_citations, uses_bare_numbers
 from .markdown_parser import parse_markdown
@@ -216,15 +216,3 @@ def _parse_folder(folder: Path) -> Survey:
     if len(markdown) == 1:
         return parse_survey(markdown[0])
     return _unreadable(folder, "folder has no outline.json / content.json / references.json, survey.json or single Markdown file")
-
-
-def require_survey(survey: Survey, path: "Path | str"):
-    """Refuse (NotASurvey, exit 4) a file with no survey in it: binary, empty, unrelated JSON,
-    headings without a word of text. Scoring it would print zeros that look like a result. The CLI
-    and the Python API apply the same rule."""
-    words = sum(len(s.text.split()) for s in survey.sections)
-    if survey.report.format == "unknown" or words == 0:
-        why = ("; ".join(survey.report.warnings) if survey.report.format == "unknown" else "") \
-            or f"{len(survey.sections)} heading(s) and no text"
-        raise NotASurvey(f"{path} is not a survey: {why}")
-    return survey
