@@ -3,7 +3,8 @@
 MS  (memory for sub-query): the LLM decomposes the subsection query with M_i's titles in the
     prompt; off: the subsection query alone.
 MR  (memory for retrieval): sub-queries retrieve within M; off: the whole store.
-TRE (temporal-aware reranking): keep K papers spread over two-year buckets; off: top-K by score.
+TRE (temporal-aware reranking): keep K papers spread over ``retrieval.tre_bucket_years`` buckets; off:
+    top-K by score.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def retrieve_candidates(queries: list[str], task: dict, deps: GenerationDeps) ->
     for query in queries:
         hits = deps.corpus.search(query, k=per_query, mode="hybrid", within_ids=within, tre=False)
         if within is None:  # store-wide (MR off): the pool's judge decides what is on topic
-            hits = on_topic({"relevance": task.get("relevance")}, hits, deps)
+            hits = on_topic(task.get("relevance"), hits, deps)
         for hit in hits:
             pid = hit.paper.paper_id
             if pid not in best or hit.score > best[pid].score:

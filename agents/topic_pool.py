@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..memory import remember_papers
-from ..retrieval.relevance import PaperText, TopicConcept, judge_pool, load_model, pool_features
+from ..retrieval.relevance import PaperText, TopicConcept, judge_pool, keep_against
 from .deps import GenerationDeps
 from .plan_vectors import memory_encoder
 
@@ -91,16 +91,15 @@ def shape_of(state: dict, deps: GenerationDeps) -> tuple[int, int]:
     return int(shape.get("sections") or settings.sections), int(shape.get("subsections") or settings.subsections)
 
 
-def on_topic(state: dict, hits: list, deps: GenerationDeps) -> list:
-    """``hits`` found after planning (store-wide reads) that the pool's judge keeps."""
-    record = state.get("relevance") or {}
+def on_topic(record: dict | None, hits: list, deps: GenerationDeps) -> list:
+    """``hits`` found after planning (store-wide reads) that the pool's judge keeps; ``record`` is
+    the run's relevance record (state['relevance'])."""
+    record = record or {}
     reference = record.get("reference")
     if not record.get("enabled") or not reference or not hits:
         return hits
-    concepts = [TopicConcept.from_dict(c) for c in record["concepts"]]
-    papers = [PaperText(h.paper.paper_id, h.paper.title, h.paper.abstract or "") for h in hits]
-    encode = memory_encoder(deps.settings)
-    features = pool_features("", papers, encode([p.text for p in papers]), np.array(reference["topic_vector"]),
-                             concepts, centroid=np.array(reference["centroid"]))
-    keep = load_model().keep(features.matrix)
+    keep = keep_against([TopicConcept.from_dict(c) for c in record["concepts"]], np.array(reference["topic_vector"]),
+                        np.array(reference["centroid"]),
+                        [PaperText(h.paper.paper_id, h.paper.title, h.paper.abstract or "") for h in hits],
+                        memory_encoder(deps.settings))
     return [h for h, k in zip(hits, keep) if k]

@@ -47,33 +47,23 @@ def sampling_weights(rows: list[dict]) -> np.ndarray:
 
 def topic_features(topic: str, rows: list[dict], corpus, encode) -> tuple[np.ndarray, dict]:
     """Feature rows for the labelled papers of ``topic`` (in label order) and the pool judgment."""
-    from surveygraph.retrieval.relevance import PaperText, judge_pool, pool_features
+    from surveygraph.retrieval.relevance import PaperText, pool_features, topic_pool_features
 
     hits = corpus.search(topic, k=1000, mode="hybrid", tre=False)
     papers = [PaperText(h.paper.paper_id, h.paper.title, h.paper.abstract or "") for h in hits]
     by_id = {(h.paper.arxiv_id or h.paper.paper_id): (i, p) for i, (h, p) in enumerate(zip(hits, papers))}
-    judged = judge_pool(topic, papers[:POOL], encode, corpus.document_frequency, corpus.count(),
-                        model=_NeutralModel())
+    pool = topic_pool_features(topic, papers[:POOL], encode, corpus.document_frequency, corpus.count())
     key_of = {p.paper_id: key for key, (_, p) in by_id.items()}
-    pool_rows = {key_of[pid]: row for pid, row in zip(judged.features.ids, judged.features.matrix)}
+    pool_rows = {key_of[pid]: row for pid, row in zip(pool.ids, pool.matrix)}
     deep = [by_id[r["arxiv_id"]][1] for r in rows if r["arxiv_id"] not in pool_rows]
     if deep:
-        later = pool_features(topic, deep, encode([p.text for p in deep]), judged.features.topic_vector,
-                              judged.features.concepts, centroid=judged.features.centroid)
+        later = pool_features(deep, encode([p.text for p in deep]), pool.topic_vector, pool.concepts,
+                              centroid=pool.centroid)
         pool_rows.update(zip((key_of[pid] for pid in later.ids), later.matrix))
     for r in rows:  # the labels were drawn from this same ranking
         assert by_id[r["arxiv_id"]][0] + 1 == r["rank"], (topic, r["arxiv_id"])
     return np.array([pool_rows[r["arxiv_id"]] for r in rows]), {
-        "concepts": [c.to_dict() for c in judged.features.concepts]}
-
-
-class _NeutralModel:
-    """Stands in for the shipped model while fitting it (only the features are used)."""
-
-    threshold = 0.5
-
-    def probability(self, matrix):
-        return np.full(len(matrix), 0.5)
+        "concepts": [c.to_dict() for c in pool.concepts]}
 
 
 def pool_metrics(keep: np.ndarray, labels: np.ndarray, weights: np.ndarray, in_pool: np.ndarray) -> dict:

@@ -64,9 +64,7 @@ def relevance_columns(state: dict, labels: dict[str, int]) -> dict[str, Any]:
     label are not counted): measurable without a capable model."""
     memory = [_arxiv(p) for p in state.get("memory") or []]
     candidates = memory + [_arxiv(p) for p in (state.get("relevance") or {}).get("excluded", [])]
-    cited = [_arxiv(str(r.get("paper_id", ""))) for r in (state.get("survey") or {}).get("references", [])
-             if isinstance(r, dict)] or [_arxiv(p) for p in (state.get("survey") or {}).get("references", [])
-                                         if isinstance(p, str)]
+    cited = [_arxiv(p) for p in (state.get("survey") or {}).get("references", [])]  # paper ids
 
     def share(ids: list[str]) -> float | None:
         judged = [labels[i] for i in ids if i in labels]

@@ -24,10 +24,10 @@ T = TypeVar("T", bound=BaseModel)
 
 # Errors that retrying cannot fix: programming errors and our own control-flow exceptions.
 _NOT_RETRIED = (UserError, BudgetExceeded, StructuredOutputError, TypeError, AttributeError, KeyError, NotImplementedError)
-# Provider errors by kind. langchain-core's typed hierarchy (ModelAuthenticationError, ...) is
-# what current integrations raise (langchain-openai's OpenAIConnectionError subclasses
-# ModelConnectionError); class names anywhere in an error's MRO cover providers that predate it
-# (openai.APIConnectionError, anthropic.AuthenticationError, httpx.ConnectError).
+# Provider errors by kind, matched against every class in an error's MRO (an isinstance test that
+# needs no SDK import): langchain-core's typed hierarchy (ModelConnectionError, ...), which current
+# integrations raise (langchain-openai's OpenAIConnectionError subclasses it), and the SDK classes of
+# providers that predate it (openai.APIConnectionError, anthropic.AuthenticationError, httpx.ConnectError).
 _CONFIG_ERROR_NAMES = ("AuthenticationError", "PermissionDeniedError", "NotFoundError",
                        "ModelAuthenticationError", "ModelPermissionDeniedError", "ModelNotFoundError")
 _NETWORK_ERROR_NAMES = ("APIConnectionError", "ConnectError", "ConnectionError", "APITimeoutError", "Timeout",
@@ -35,23 +35,15 @@ _NETWORK_ERROR_NAMES = ("APIConnectionError", "ConnectError", "ConnectionError",
 _INVALID_REQUEST_NAMES = ("BadRequestError", "UnprocessableEntityError", "ModelInvalidRequestError")
 
 
-def _typed(*names: str) -> tuple[type, ...]:
-    from langchain_core import exceptions
-
-    return tuple(cls for cls in (getattr(exceptions, n, None) for n in names) if isinstance(cls, type))
-
-
 def error_kind(exc: BaseException) -> str | None:
     """'config' (fix the key / model name), 'network' (server unreachable or too slow), 'invalid'
     (the server refused this request) or None, by type, not by the name of the raised class."""
     names = {cls.__name__ for cls in type(exc).__mro__}
-    if isinstance(exc, _typed("ModelAuthenticationError", "ModelPermissionDeniedError", "ModelNotFoundError")) \
-            or names & set(_CONFIG_ERROR_NAMES):
+    if names & set(_CONFIG_ERROR_NAMES):
         return "config"
-    if isinstance(exc, _typed("ModelConnectionError", "ModelTimeoutError") + (ConnectionError, TimeoutError)) \
-            or names & set(_NETWORK_ERROR_NAMES):
+    if isinstance(exc, (ConnectionError, TimeoutError)) or names & set(_NETWORK_ERROR_NAMES):
         return "network"
-    if isinstance(exc, _typed("ModelInvalidRequestError")) or names & set(_INVALID_REQUEST_NAMES):
+    if names & set(_INVALID_REQUEST_NAMES):
         return "invalid"
     return None
 

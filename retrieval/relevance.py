@@ -178,10 +178,11 @@ class PoolFeatures:
         return [dict(zip(FEATURES, map(float, row))) for row in self.matrix]
 
 
-def pool_features(topic: str, papers: Sequence[PaperText], vectors: np.ndarray, topic_vector: np.ndarray,
+def pool_features(papers: Sequence[PaperText], vectors: np.ndarray, topic_vector: np.ndarray,
                   concepts: Sequence[TopicConcept], *, centroid: np.ndarray | None = None) -> PoolFeatures:
-    """Features of ``papers`` (in rank order; ``vectors`` their embeddings) for ``topic``. The
-    centroid comes from this pool unless given (scoring papers found later against the pool's)."""
+    """Features of ``papers`` (in rank order; ``vectors`` their embeddings) for the topic given by
+    ``concepts`` and ``topic_vector``. The centroid comes from this pool unless given (scoring
+    papers found later against the pool's)."""
     vectors, topic_vector = _unit(np.asarray(vectors, dtype=float)), _unit(np.asarray(topic_vector, dtype=float))
     lexical = [lexical_features(concepts, p) for p in papers]
     all_concepts = np.array([f["all_concepts"] for f in lexical])
@@ -283,14 +284,15 @@ class PoolJudgment:
                 "kept": int(self.keep.sum()), "threshold": round(self.threshold, 4),
                 "excluded": [pid for pid, k in zip(self.features.ids, self.keep) if not k]}
 
-    def score(self, papers: Sequence[PaperText], encode: Encode, model: RelevanceModel | None = None) -> np.ndarray:
-        """Probabilities for papers found later (store-wide reads), against this pool's centroid."""
-        if not papers:
-            return np.zeros(0)
-        vectors = encode([p.text for p in papers])
-        later = pool_features("", papers, vectors, self.features.topic_vector, self.features.concepts,
-                              centroid=self.features.centroid)
-        return (model or load_model()).probability(later.matrix)
+
+def topic_pool_features(topic: str, papers: Sequence[PaperText], encode: Encode,
+                        document_frequency: Callable[[list[str]], dict[str, int]], n_documents: int) -> PoolFeatures:
+    """The topic's concepts (variants mined from ``papers``) and the features of the ranked pool."""
+    texts = [p.text for p in papers]
+    concepts = topic_concepts(topic, texts, document_frequency, n_documents)
+    topic_vector = encode([topic])[0]
+    vectors = encode(texts) if texts else np.zeros((0, len(topic_vector)))
+    return pool_features(papers, vectors, topic_vector, concepts)
 
 
 def judge_pool(topic: str, papers: Sequence[PaperText], encode: Encode,
@@ -298,14 +300,18 @@ def judge_pool(topic: str, papers: Sequence[PaperText], encode: Encode,
                model: RelevanceModel | None = None) -> PoolJudgment:
     """Judge a ranked candidate pool for ``topic`` with the shipped model (or ``model``)."""
     model = model or load_model()
-    texts = [p.text for p in papers]
-    concepts = topic_concepts(topic, texts, document_frequency, n_documents)
-    vectors = encode(texts) if texts else np.zeros((0, 1))
-    topic_vector = encode([topic])[0]
-    if not texts:
-        vectors = np.zeros((0, len(topic_vector)))
-    features = pool_features(topic, papers, vectors, topic_vector, concepts)
+    features = topic_pool_features(topic, papers, encode, document_frequency, n_documents)
     return PoolJudgment(features, model.probability(features.matrix), model.threshold)
+
+
+def keep_against(concepts: Sequence[TopicConcept], topic_vector: np.ndarray, centroid: np.ndarray,
+                 papers: Sequence[PaperText], encode: Encode, model: RelevanceModel | None = None) -> np.ndarray:
+    """Which papers found after the pool was judged (store-wide reads) the model keeps, measured
+    against the pool's topic vector and on-topic centroid."""
+    if not papers:
+        return np.zeros(0, dtype=bool)
+    features = pool_features(papers, encode([p.text for p in papers]), topic_vector, concepts, centroid=centroid)
+    return (model or load_model()).keep(features.matrix)
 
 
 def load_labels(path: Path, topic: str) -> dict[str, int]:
