@@ -256,7 +256,7 @@ def evaluate(survey: "str | Path | Survey | Run", human: "str | Path | Survey | 
              config: str | Path | None = None, **options: Any) -> "EvaluationReport":
     """Score one survey (structure, integrity; + coverage with ``bench_refs``; + alignment and
     SGSimEval similarity with ``human``; + the LLM ``judges``)."""
-    from .graphs.evaluation import FAMILIES, evaluate_survey
+    from .evaluation.scoring import FAMILIES, evaluate_survey
 
     settings = make_settings(config, **options)
     if metrics is not None:

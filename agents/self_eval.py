@@ -79,7 +79,7 @@ def self_evaluate(state: dict, deps: GenerationDeps) -> dict:
     run_dir = Path(state["run_dir"])
     evaluate = deps.evaluate
     if evaluate is None:
-        from ..graphs.evaluation import evaluate_survey as evaluate
+        from ..evaluation.scoring import evaluate_survey as evaluate
     try:
         human = None
         if deps.human is not None:

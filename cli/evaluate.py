@@ -74,7 +74,7 @@ def evaluate_command(
     from ..evaluation.inputs import require_survey
     from ..evaluation.parsers import default_topic, parse_survey
     from ..evaluation.report import render_report
-    from ..graphs.evaluation import evaluate_survey
+    from ..evaluation.scoring import evaluate_survey
 
     if fmt not in FORMATS:
         raise UserError(f"unknown --format {fmt!r} (use json, md or html)")

@@ -79,7 +79,7 @@ def validate_command(
     from ..evaluation import validity as V
     from ..evaluation import validity_report as R
 
-    from ..graphs.evaluation import FAMILIES
+    from ..evaluation.scoring import FAMILIES
 
     allowed = tuple(f for f in FAMILIES if f not in ("coverage", "judges"))  # coverage needs bench refs
     families = split_list(metrics, allowed, "metric family")

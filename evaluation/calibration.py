@@ -155,7 +155,7 @@ def unrelated_partner(topics: list[str], discipline_of: Callable[[str], str]) ->
 def collect_similarities(pairs: Iterable[tuple[object, object, object]], embed) -> dict[str, dict[str, list]]:
     """``pairs`` yields (generated, same-topic human, unrelated human) Surveys; returns per
     component the same-topic and unrelated best-match similarities."""
-    from ..graphs.evaluation import alignment_entries
+    from .scoring import alignment_entries
 
     out = {c: {"same": [], "unrelated": []} for c in COMPONENTS}
     for generated, human, unrelated in pairs:
@@ -174,7 +174,7 @@ def calibrate(inputs, settings, *, encoder: str, discipline_of: Callable[[str], 
               false_match_rate: float = FALSE_MATCH_RATE, on_step: Callable[[str], None] | None = None,
               command: str = "") -> dict:
     """Derive τ_c for ``encoder`` from a leaderboard-style folder (``LeaderboardInputs``)."""
-    from ..graphs.evaluation import EmbeddingMemo
+    from .scoring import EmbeddingMemo
     from ..retrieval.embeddings import get_embedder
     from .parsers import parse_survey
 

@@ -173,7 +173,7 @@ def _or_neg_inf(value: float | None) -> float:
 
 def _union_maxsim(gen: dict[str, list[Survey]], humans: list[Survey], embed, settings: Settings) -> dict:
     """τ-MaxSim over the cross-topic unions E_c and G_c (SurveyLens Eq. 8), per system."""
-    from ..graphs.evaluation import COMPONENTS, alignment_entries
+    from .scoring import COMPONENTS, alignment_entries
 
     cfg = settings.evaluation
     human_entries = [alignment_entries(h) for h in humans]
@@ -197,7 +197,7 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
                     on_judgment: Callable[[str], None] | None = None) -> Leaderboard:
     """Evaluate every (system, topic) survey against the topic's human survey; ``on_step`` is
     called per survey, ``on_judgment`` after every judge call sent to the model."""
-    from ..graphs.evaluation import embedding_memo, evaluate_survey
+    from .scoring import embedding_memo, evaluate_survey
     from .parsers import parse_survey
 
     step = on_step or (lambda _msg: None)

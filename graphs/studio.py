@@ -31,7 +31,7 @@ from typing_extensions import NotRequired, TypedDict
 from surveygraph.agents.deps import GenerationDeps
 from surveygraph.agents.exporter import new_run_dir, write_json
 from surveygraph.evaluation.judges import JUDGE_NAMES
-from surveygraph.graphs.evaluation import FAMILIES
+from surveygraph.evaluation.scoring import FAMILIES
 from surveygraph.graphs.generation import build_generation_graph
 from surveygraph.sanitize import redact
 from surveygraph.settings import Settings, load_settings
@@ -215,7 +215,7 @@ class EvaluationOptions(BaseModel):
 def evaluate(state: EvaluationServerState) -> dict:
     """Score the survey with the evaluation graph (its families run in parallel inside)."""
     from surveygraph.api import load_survey
-    from surveygraph.graphs.evaluation import evaluate_survey
+    from surveygraph.evaluation.scoring import evaluate_survey
 
     options = run_options(get_config(), EvaluationOptions)
     settings = settings_with({"llm.judge": options.judge_llm, "evaluation.tau": options.tau,

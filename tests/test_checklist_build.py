@@ -201,7 +201,7 @@ def test_extractive_checklists_for_every_weaidb_human_survey(shared_data):
 
 
 def test_checklist_scores_are_on_the_percent_scale_for_human_as_perfect():
-    from surveygraph.graphs.evaluation import _scale_max
+    from surveygraph.evaluation.scoring import _scale_max
 
     task = {"task_id": "t", "checklist": [{"group_name": "g", "strict": False, "sub_groups": [
         {"sub_group_name": "s", "requirements": [{"content": "x", "reward": 1.0}] * 4,

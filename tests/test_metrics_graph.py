@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from surveygraph.cli import app, main
 from surveygraph.evaluation.markdown_parser import parse_markdown
-from surveygraph.graphs.evaluation import build_evaluation_graph, combine_node, evaluate_survey
+from surveygraph.evaluation.scoring import combine_node, evaluate_survey
+from surveygraph.graphs.evaluation import build_evaluation_graph
 from surveygraph.models import MetricResult, Survey
 from surveygraph.settings import load_settings
 
@@ -78,6 +79,23 @@ def test_graph_fans_out_every_family_in_parallel():
     for family in ("structure", "integrity", "coverage", "alignment", "sgsim", "judges"):
         assert ("__start__", family) in edges and (family, "combine") in edges
 
+
+
+def test_graph_and_scoring_core_give_the_same_report(tmp_home, surveys, bench_file):
+    """graphs/evaluation.py only wires evaluation/scoring.py: both paths, one report."""
+    from surveygraph.evaluation.coverage import load_bench_refs
+    from surveygraph.evaluation.scoring import embedding_memo, plan_families
+
+    draft, human = surveys
+    settings = load_settings()
+    embed = embedding_memo(settings)
+    core = evaluate_survey(draft, settings, human=human, bench_refs=bench_file, embed=embed, judges=[])
+    families, warnings = plan_families(None, human=True, bench=True, judges=False)
+    state = {"survey": draft, "human": human, "bench": load_bench_refs(bench_file), "retrieved": None,
+             "families": families, "judges": [], "human_judge_scores": None, "results": [], "warnings": warnings}
+    graph = build_evaluation_graph().invoke(state, config={"configurable": {"settings": settings, "embed": embed}})
+    assert {m.name: m.value for m in graph["report"].metrics} == {m.name: m.value for m in core.metrics}
+    assert len(core.metrics) > 20
 
 def test_self_evaluation_without_human_or_bench_is_structure_and_integrity_only(tmp_home, surveys):
     draft, _ = surveys
