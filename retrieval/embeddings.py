@@ -78,13 +78,13 @@ class _Progress:
     def __init__(self, enabled: bool, total: int, label: str):
         self._bar = None
         if enabled and total:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-            from ..cli.common import console
-
+            # its own stderr console (as the CLI's, without emoji codes): retrieval must not import cli/
             self._bar = Progress(
                 "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                TimeRemainingColumn(), console=console, transient=True,
+                TimeRemainingColumn(), console=Console(stderr=True, emoji=False), transient=True,
             )
             self._bar.start()
             self._task = self._bar.add_task(label, total=total)
