@@ -30,36 +30,78 @@ def summary_lines(report: dict, limit: int = 60) -> list[str]:
 
 
 def quality_summary(data: dict, survey) -> dict:
-    """The offline quality score (overall + components) and a one-line verdict placing it among
-    the ASG-Bench reference systems the model was fitted on (``model_v4.json``)."""
-    from ..evaluation.quality import score_survey, verdict
+    """The offline quality score (overall + components), a verdict placing it among the ASG-Bench
+    reference systems (``model_v4.json``), and the reasons a reader should know: components below
+    the median system with what pulled them down, text copied from the cited abstracts, and the
+    references and headings that read as off the topic."""
+    from ..evaluation.quality import load_model, score_survey, verdict
 
-    found = {m["name"].split(".", 1)[1]: m["value"] for m in data.get("metrics", [])
-             if m.get("name", "").startswith("quality.") and m.get("value") is not None}
-    scores = found if {"outline", "content", "reference", "overall"} <= set(found) else score_survey(survey)
+    metrics = {m["name"].split(".", 1)[1]: m for m in data.get("metrics", [])
+               if m.get("name", "").startswith("quality.") and m.get("value") is not None}
+    if {"outline", "content", "reference", "overall"} <= set(metrics):
+        scores = {c: metrics[c]["value"] for c in ("outline", "content", "reference", "overall")}
+    else:
+        scores, metrics = score_survey(survey), {}
     return {"scores": {k: round(float(v), 3) for k, v in scores.items()}, "verdict": verdict(scores),
-            "component_verdicts": {c: verdict(scores, component=c) for c in ("outline", "content", "reference")}}
+            "component_verdicts": {c: verdict(scores, component=c) for c in ("outline", "content", "reference")},
+            "reasons": quality_reasons(scores, metrics, load_model())}
+
+
+def quality_reasons(scores: dict, metrics: dict, model: dict) -> list[str]:
+    """Plain sentences on why the score is what it is (empty when nothing stands out)."""
+    import numpy as np
+
+    reasons = []
+    for component in ("outline", "content", "reference"):
+        ref = model["components"][component].get("reference_systems") or {}
+        details = (metrics.get(component) or {}).get("details") or {}
+        if not ref or scores[component] >= float(np.median(list(ref.values()))):
+            continue
+        median = float(np.median(list(ref.values())))
+        why = []
+        p = (details.get("on_topic_probability") or {}).get(component)
+        if p is not None and p < 0.5:
+            why.append(f"it reads as off the topic (P(on topic) {p:.2f}; form alone: {details['form_score']:.2f})")
+        if component == "content" and details.get("copied_share") is not None and details["copied_share"] >= 0.25:
+            why.append(f"{details['copied_share']:.0%} of the cited sentences' wording repeats the abstracts they "
+                       "cite, which counts as the sources' writing, not the survey's")
+        weakest = sorted((v, k) for k, v in (details.get("contributions") or {}).items() if v < 0)[:2]
+        if weakest:
+            why.append("weakest features: " + ", ".join(f"{k} ({v:+.2f})" for v, k in weakest))
+        reasons.append(f"{component} {scores[component]:.2f} is below the median reference system ({median:.2f})"
+                       + (": " + "; ".join(why) if why else ""))
+    details = (metrics.get("reference") or metrics.get("overall") or {}).get("details") or {}
+    for kind in ("references", "headings"):
+        flagged = (details.get("off_topic") or {}).get(kind) or []
+        if flagged:
+            count = (details.get("off_topic_counts") or {}).get(kind, len(flagged))
+            shown = "; ".join(f'"{t[:80]}"' for t, _ in flagged[:5])
+            reasons.append(f"{count} {kind} are less related to the topic than 95% of what human surveys cite or "
+                           f"title on theirs, for example: {shown}")
+    for note in details.get("notes") or []:
+        reasons.append(note)
+    return reasons
 
 
 def extractive_caveat(gate: dict) -> str | None:
-    """A note when subsections are the extractive floor: the content features reward grounded,
-    cited sentences, which quoting the cited abstracts maximises, so the content score (and the
-    overall it averages into) reads as "grounded", not as "well written"."""
+    """A note when subsections are the extractive floor: their sentences come from the abstracts
+    they cite, and the content score counts that copied wording as the sources' writing."""
     steps = [g for g in (gate or {}).values() if g.get("step") == "write_subsection"]
     floor = sum(1 for g in steps if g.get("winner") == "floor")
     if not floor:
         return None
     return (f"note: {floor} of {len(steps)} subsections are the extractive floor (sentences taken from the "
-            "abstracts they cite); the content score measures grounding and citation, not writing, "
-            "so compare the outline and reference scores with the reference systems")
+            "abstracts they cite); the content score counts their copied wording as the sources' writing, "
+            "not the survey's")
 
 
 def quality_lines(quality: dict) -> list[str]:
     scores = quality["scores"]
     caveat = [quality["caveat"], ""] if quality.get("caveat") else []
+    reasons = [f"- {r}" for r in quality.get("reasons") or []]
     return ["## Quality (offline learned score, SurveyLens 1-5 scale)", "",
             " · ".join(f"{c} {scores[c]:.2f}" for c in ("overall", "outline", "content", "reference")),
-            "", quality["verdict"], "", *caveat]
+            "", quality["verdict"], "", *reasons, *([""] if reasons else []), *caveat]
 
 
 def retrieved_papers(state: dict) -> list[Paper]:

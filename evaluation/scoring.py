@@ -26,7 +26,6 @@ from langchain_core.runnables import RunnableConfig
 from . import alignment, sgsim
 from .calibration import resolve_tau
 from .coverage import input_coverage, load_bench_refs, reference_coverage, reference_title
-from .quality.metrics import quality_node  # the learned offline score (no LLM)
 from ..models import EvaluationReport, MetricResult, Paper, Reference, Survey, normalize_title
 from ..settings import Settings
 
@@ -124,24 +123,47 @@ def structure_node(state: EvaluationState) -> dict:
     return {"results": results}
 
 
-def _known_abstracts(survey: Survey, papers: list[Paper]) -> dict[str, str]:
-    """Reference key -> abstract for references that are retrieved papers (by id, else title)."""
-    by_id = {p.paper_id: p.abstract for p in papers if p.abstract}
-    by_title = {normalize_title(p.title): p.abstract for p in papers if p.abstract}
-    found = {}
-    for ref in survey.references:
-        abstract = by_id.get(ref.paper_id or "") or by_title.get(normalize_title(reference_title(ref)))
-        if abstract:
-            found[ref.key] = abstract
-    return found
+def quality_node(state: EvaluationState, config: RunnableConfig) -> dict:
+    """The learned offline score, gated by the topic read with the gate's encoder (no LLM)."""
+    from .copying import known_abstracts
+    from .quality.metrics import quality_metrics
+
+    survey = state["survey"]
+    abstracts = known_abstracts(survey, state.get("retrieved") or [])
+    return {"results": quality_metrics(survey, encode=gate_encoder(config), abstracts=abstracts)}
+
+
+def gate_encoder(config: RunnableConfig) -> EmbeddingMemo | None:
+    """The encoder the topicality gate was fitted with: the run's memo when it is that encoder,
+    else one of its own; None when the gate is not fitted (the score is then form only)."""
+    from .topicality import load_gate
+
+    gate = load_gate()
+    if gate is None:
+        return None
+    settings, memo = _settings(config), config["configurable"].get("embed")
+    if memo is not None and settings.evaluation.embedding_model == gate["encoder"]:
+        return memo
+    key = ("gate", gate["encoder"])
+    with _GATE_MEMOS_LOCK:
+        if key not in _GATE_MEMOS:
+            from ..retrieval.embeddings import get_embedder
+
+            _GATE_MEMOS[key] = EmbeddingMemo(get_embedder(settings.with_embedding_model(gate["encoder"])).encode)
+        return _GATE_MEMOS[key]
+
+
+_GATE_MEMOS: dict = {}
+_GATE_MEMOS_LOCK = threading.Lock()
 
 
 def integrity_node(state: EvaluationState, config: RunnableConfig) -> dict:
+    from .copying import known_abstracts
     from .integrity import citation_integrity, claim_support
 
     survey = state["survey"]
     results = list(citation_integrity(survey))
-    abstracts = _known_abstracts(survey, state.get("retrieved") or [])
+    abstracts = known_abstracts(survey, state.get("retrieved") or [])
     if not abstracts:  # external drafts: nothing to compare claims with, so no metric at all
         return {"results": results,
                 "warnings": ["integrity.claim_support: skipped, no cited paper has a known abstract"]}
@@ -333,7 +355,8 @@ def evaluate_survey(
     judge_names = settings.evaluation.judges if judges is None else judges
     families, warnings = plan_families(metrics, human=human is not None, bench=bench is not None,
                                        judges=bool(judge_names))
-    needs_embeddings = {"alignment", "sgsim"} & set(families) or ("integrity" in families and retrieved)
+    needs_embeddings = ({"alignment", "sgsim", "quality"} & set(families)
+                        or ("integrity" in families and retrieved))
     if embed is None and needs_embeddings:
         embed = embedding_memo(settings)
     state: dict[str, Any] = {"survey": survey, "human": human, "bench": bench, "retrieved": retrieved,
@@ -347,7 +370,7 @@ def evaluate_survey(
 FAMILY_NODES: dict[str, Callable[..., dict]] = {
     "structure": lambda state, _config: structure_node(state), "integrity": integrity_node,
     "coverage": coverage_node, "alignment": alignment_node, "sgsim": sgsim_node,
-    "quality": lambda state, _config: quality_node(state), "judges": judges_node}
+    "quality": quality_node, "judges": judges_node}
 
 
 def run_families(state: dict, config: dict) -> dict:

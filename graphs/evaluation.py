@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from ..evaluation.quality.metrics import quality_node
 from ..evaluation.scoring import (FAMILIES, EvaluationState, alignment_node, combine_node, coverage_node,
-                                  integrity_node, judges_node, sgsim_node, structure_node)
+                                  integrity_node, judges_node, quality_node, sgsim_node, structure_node)
 
 
 def _route(state: EvaluationState) -> list[str]:

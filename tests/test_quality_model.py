@@ -163,15 +163,16 @@ def test_train_command_reports_a_missing_folder(tmp_path, capsys):
     assert not (tmp_path / "m.json").exists()
 
 
-def test_verdict_says_level_within_the_held_out_error():
+def test_verdict_places_one_draft_by_the_median_and_its_per_draft_error():
     model = {"components": {"overall": {"reference_systems": {"A": 3.0, "B": 3.5, "C": 4.0}}},
-             "cv": {"overall": {"heldout_rmse": 0.2}}}
-    assert "level with B 3.50 (within the model's held-out error, ±0.20)" in verdict({"overall": 3.6}, model)
-    assert "at or above 2 of the 3" in verdict({"overall": 3.6}, model)
-    assert "between A (3.00) and B (3.50) level" in verdict({"overall": 3.25}, model)
-    assert "above every reference system (highest: C 4.00)" in verdict({"overall": 4.5}, model)
-    assert "below every reference system (lowest: A 3.00)" in verdict({"overall": 2.0}, model)
-    model["cv"]["overall"]["heldout_rmse"] = 0.6  # wider error: every system within reach is level
-    assert "level with C 4.00, B 3.50 and A 3.00" in verdict({"overall": 3.5}, model)
+             "cv": {"overall": {"heldout_rmse": 0.1, "per_draft_error": 0.1}}}
+    line = verdict({"overall": 3.6}, model)
+    assert "above the median of the 3 ASG-Bench reference systems (3.50); at or above 2 of them" in line
+    assert "±0.20, so it cannot be told apart from B 3.50" in line and "level with" not in line
+    assert "below the median" in verdict({"overall": 3.25}, model)
+    assert "cannot be told apart" not in verdict({"overall": 2.0}, model)  # far from every system
+    # the per-draft error, not the system-level one, sets the reach
+    model["cv"]["overall"]["per_draft_error"] = 0.3
+    assert "from C 4.00, B 3.50 and A 3.00" in verdict({"overall": 3.5}, model)
     model["components"]["overall"]["reference_systems"]["D"] = 3.2  # more than three: a range
-    assert "level with 4 reference systems, C 4.00 to A 3.00" in verdict({"overall": 3.5}, model)
+    assert "from 4 of them, C 4.00 to A 3.00" in verdict({"overall": 3.5}, model)

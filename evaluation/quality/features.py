@@ -79,12 +79,16 @@ def _sentence_key(sentence: str) -> str:
 
 # --- substance ------------------------------------------------------------------------------
 class Substance:
-    """The countable substance of a survey and what was wasted around it."""
+    """The countable substance of a survey and what was wasted around it. With ``copied``
+    (sentence key -> share of it copied from the abstracts it cites, ``evaluation/copying.py``) a
+    cited sentence counts only by what it does not copy: pasted text is its sources' writing."""
 
-    def __init__(self, survey: Survey):
+    def __init__(self, survey: Survey, copied: dict[str, tuple[float, str]] | None = None):
         self.sections = [s for s in survey.sections if s.text.strip()]
         seen: set[str] = set()
         self.cited: list[str] = []  # distinct cited sentences, in order
+        self.weights: list[float] = []  # each one's own (not copied) share
+        self.own_texts: list[str] = []  # each one's own words (all of it when nothing is known copied)
         self.all_sentences = 0
         self.duplicate_sentences = 0
         self.cited_headings: set[str] = set()
@@ -103,10 +107,15 @@ class Substance:
                     continue
                 seen.add(key)
                 if has_citation(sentence) or sentence.strip() in parsed_cited:
+                    share, own = (copied or {}).get(key, (0.0, sentence))
                     self.cited.append(sentence)
+                    self.weights.append(1.0 - share)
+                    self.own_texts.append(own)
                     self.cited_headings.add(clean_heading(section.heading))
         self.distinct = len(seen)
         self.cited_words = sum(len(s.split()) for s in self.cited)
+        self.own_count = sum(self.weights)
+        self.own_words = sum(w * len(s.split()) for w, s in zip(self.weights, self.cited))
         self.markers = sum(max(1, len(_CITE_MARKER.findall(s))) for s in self.cited)
 
 
@@ -193,7 +202,7 @@ def _mean(values: list[float]) -> float:
 # --- content --------------------------------------------------------------------------------
 def content_features(survey: Survey, substance: Substance) -> dict[str, float]:
     cited, waste_sentences = substance.cited, max(0, substance.all_sentences - len(substance.cited))
-    cited_text = "\n\n".join(cited)
+    own_text = "\n\n".join(substance.own_texts)  # the cited text minus what it copies
     lengths = [len(s.split()) for s in cited]
     markers_per_sentence = [len(_CITE_MARKER.findall(s)) for s in cited]
     sections_with_body = {clean_heading(s.heading) for s in substance.sections}
@@ -202,17 +211,18 @@ def content_features(survey: Survey, substance: Substance) -> dict[str, float]:
         set(re.findall(r"(?im)^\s*(?:\*\*)?(?:fig\.?|figure)\s*(\d+)", distinct_paragraphs)))
     n = len(cited)
     return {
-        "c_cited_sentences": saturate(n, 150.0),
+        # counted by their own (not copied) share: equal to the plain counts when nothing is copied
+        "c_cited_sentences": saturate(substance.own_count, 150.0),
         # waste enters the denominator only: padding of any kind lowers these shares
-        "c_citation_density": n / (n + waste_sentences) if n else 0.0,
-        "c_substance_share": substance.cited_words / substance.words_total if substance.words_total else 0.0,
+        "c_citation_density": substance.own_count / (n + waste_sentences) if n else 0.0,
+        "c_substance_share": substance.own_words / substance.words_total if substance.words_total else 0.0,
         "c_sentence_novelty": 1.0 / (1.0 + substance.duplicate_sentences / n) if n else 0.0,
         # mean sentence length near 20 words (plain-language guidance), falling off on a log scale
         "c_readability": 1.0 / (1.0 + abs(math.log(_mean(lengths) / 20.0))) if lengths else 0.0,
         "c_synthesis": sum(1 for s, k in zip(cited, markers_per_sentence) if k >= 2 or _multi_key(s)) / n
         if n else 0.0,
         "c_cited_sections": len(substance.cited_headings) / max(len(sections_with_body), 1),
-        "c_lexical_diversity": _mattr(content_words(cited_text)),
+        "c_lexical_diversity": _mattr(content_words(own_text)),
         "c_elements": saturate(elements, 5.0) * (1.0 if n else 0.0),
     }
 
@@ -276,9 +286,9 @@ def reference_features(survey: Survey, substance: Substance) -> dict[str, float]
     }
 
 
-def survey_features(survey: Survey) -> dict[str, float]:
-    """All features of one survey, in ``ALL_FEATURES`` order."""
-    substance = Substance(survey)
+def survey_features(survey: Survey, copied: dict[str, tuple[float, str]] | None = None) -> dict[str, float]:
+    """All features of one survey, in ``ALL_FEATURES`` order (``copied``: see ``Substance``)."""
+    substance = Substance(survey, copied)
     values = {**outline_features(survey, substance), **content_features(survey, substance),
               **reference_features(survey, substance)}
     return {name: float(values[name]) for name in ALL_FEATURES}

@@ -13,6 +13,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from ...agents.text import and_list
 from ...errors import UserError
 from ...models import Survey
@@ -92,7 +94,13 @@ def contributions(features: dict[str, float], component: str, model: dict | None
 
 
 def verdict(scores: dict[str, float], model: dict | None = None, component: str = "overall") -> str:
-    """One line placing a score among the reference systems the model was fitted on."""
+    """One line placing one draft's score among the reference systems the model was fitted on.
+
+    A reference system's score is a mean over many drafts; one draft's score also carries how far a
+    single draft strays from its system's mean. The line therefore states the point estimate's side
+    of the systems' median, how many systems it reaches, and which systems lie within one draft's
+    95% error (``cv.<component>.per_draft_error``, else the system-level held-out error): those it
+    cannot be told apart from - never "level with" a system it merely comes near."""
     model = model or load_model()
     ref = model["components"][component].get("reference_systems") or {}
     if not ref:
@@ -100,23 +108,21 @@ def verdict(scores: dict[str, float], model: dict | None = None, component: str 
     value = scores[component]
     ordered = sorted(ref.items(), key=lambda kv: kv[1])
     below = [s for s, v in ordered if v <= value]
-    above = [s for s, v in ordered if v > value]
-    # A difference smaller than the model's held-out error (a system's score against SurveyLens'
-    # in the discipline left out) is no difference: say "level with", not "above".
-    error = model.get("cv", {}).get(component, {}).get("heldout_rmse")
-    level = [f"{s} {v:.2f}" for s, v in reversed(ordered) if error and abs(v - value) <= error]
-    if level:
-        names = and_list(level) if len(level) <= 3 else f"{len(level)} reference systems, {level[0]} to {level[-1]}"
-        where = f"level with {names} (within the model's held-out error, ±{error:.2f})"
-    elif not below:
-        where = f"below every reference system (lowest: {ordered[0][0]} {ordered[0][1]:.2f})"
-    elif not above:
-        where = f"above every reference system (highest: {ordered[-1][0]} {ordered[-1][1]:.2f})"
-    else:
-        lo, hi = below[-1], above[0]
-        where = f"between {lo} ({ref[lo]:.2f}) and {hi} ({ref[hi]:.2f}) level"
-    return (f"quality.{component} {value:.2f} on the SurveyLens 1-5 scale: {where}; "
-            f"at or above {len(below)} of the {len(ordered)} ASG-Bench reference systems")
+    cv = model.get("cv", {}).get(component, {})
+    error = cv.get("per_draft_error") or cv.get("heldout_rmse")
+    median = float(np.median([v for _, v in ordered]))
+    side = ("below" if value < median else "above" if value > median else "at")
+    line = (f"quality.{component} {value:.2f} on the SurveyLens 1-5 scale: {side} the median of the "
+            f"{len(ordered)} ASG-Bench reference systems ({median:.2f}); at or above {len(below)} of them")
+    if not error:
+        return line
+    half = 1.96 * error
+    near = [f"{s} {v:.2f}" for s, v in reversed(ordered) if abs(v - value) <= half]
+    line += f"; one draft's 95% error is ±{half:.2f}"
+    if near:
+        names = and_list(near) if len(near) <= 3 else f"{len(near)} of them, {near[0]} to {near[-1]}"
+        line += f", so it cannot be told apart from {names}"
+    return line
 
 
 def feature_names() -> tuple[str, ...]:

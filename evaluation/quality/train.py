@@ -306,8 +306,14 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
         "direct_regression": {k: direct[k] for k in ("rho_mean", "rho_per_discipline")}}
     for component, scores in heldout.items():  # how far a held-out system score is from the rubric's
         means = system_means(drafts, scores)
-        model["cv"][component]["heldout_rmse"] = float(np.sqrt(np.mean(
-            [(v - targets[component][k]) ** 2 for k, v in means.items()])))
+        rmse = float(np.sqrt(np.mean([(v - targets[component][k]) ** 2 for k, v in means.items()])))
+        model["cv"][component]["heldout_rmse"] = rmse
+        # One draft is not a system: SurveyLens scores a system once per discipline, so a single
+        # draft's score also carries its spread around its system's mean (pooled within cells).
+        spread = [s - means[(d.system, d.discipline)] for d, s in zip(drafts, scores)]
+        within = float(np.sqrt(np.mean(np.square(spread))))
+        model["cv"][component]["per_draft_within_sd"] = within
+        model["cv"][component]["per_draft_error"] = float(np.sqrt(rmse ** 2 + within ** 2))
     model["components"]["overall"] = {"combination": "mean", "of": list(FITTED)}
     in_sample = np.array([component_score(d.features, "overall", model) for d in drafts])
     model["components"]["overall"]["reference_systems"] = _reference_systems(drafts, in_sample)
