@@ -43,7 +43,8 @@ def heldout_gates(drafts, topic_vec):
         train = (disc != held) & usable
         out[held] = {}
         for col, component in enumerate(COMPONENT_READING):
-            m = _fit(x[train, col], y[train])
+            rows = train & ~np.isnan(x[:, col])
+            m = _fit(x[rows, col], y[rows])
             out[held][component] = {"intercept": float(m.intercept_[0]), "slope": float(m.coef_[0][0])}
     return out, x, y, idx
 
@@ -79,8 +80,9 @@ def main(argv=None) -> int:
         other = [readings[k] for k, key in enumerate(keys) if key[0] != d.discipline]
         g = gates[d.discipline]
 
-        def gate_all(reading):
-            s = {c: gated(form[c], on_topic_probability(reading[i], g[c])) for i, c in enumerate(FITTED)}
+        def gate_all(reading):  # no reading (an empty part): form only, as read_quality does
+            s = {c: form[c] if np.isnan(reading[i]) else gated(form[c], on_topic_probability(reading[i], g[c]))
+                 for i, c in enumerate(FITTED)}
             s["overall"] = float(np.mean([s[c] for c in FITTED]))
             return s
         rows.append((d, form, gate_all(own), [gate_all(r) for r in other]))

@@ -50,6 +50,11 @@ class TopicalityReading:
 
     outline: float = 0.0  # the headings read as one text, relative to the background
 
+    def has_items(self, component: str) -> bool:
+        """Whether the component's reading rests on anything (a survey whose references carry no
+        titles, e.g. bare URLs, has no reference reading)."""
+        return bool({"outline": self.headings, "content": self.sentences, "reference": self.references}[component])
+
     def features(self) -> dict[str, float]:
         return {"t_outline": self.outline,
                 "t_content": _mean(self.sentences),

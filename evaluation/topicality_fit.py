@@ -95,7 +95,8 @@ def pair_rows(drafts: list[DraftReading], topic_vec: dict) -> tuple[np.ndarray, 
     t_matrix = np.stack([topic_vec[k] for k in keys])
     xs, ys, same, idx = [], [], [], []
     for d_i, d in enumerate(drafts):
-        cols = [relative(t_matrix @ d.means[PARTS[r]]) if d.means[PARTS[r]] is not None else np.zeros(len(keys))
+        # an empty part is no reading at all (NaN, left out of that component's fit), as at scoring time
+        cols = [relative(t_matrix @ d.means[PARTS[r]]) if d.means[PARTS[r]] is not None else np.full(len(keys), np.nan)
                 for r in COMPONENT_READING.values()]
         for k_i, key in enumerate(keys):
             xs.append([c[k_i] for c in cols])
@@ -128,23 +129,26 @@ def lodo(drafts: list[DraftReading], x: np.ndarray, y: np.ndarray, same: np.ndar
     usable = training_mask(drafts, y, idx, positives, same, negatives)
     out = {}
     for col, (component, _reading) in enumerate(COMPONENT_READING.items()):
-        probs = np.zeros(len(y))
+        read = ~np.isnan(x[:, col])
+        probs = np.full(len(y), np.nan)
         for held in sorted(set(disc)):
-            train, test = (disc != held) & usable, disc == held
+            train, test = (disc != held) & usable & read, (disc == held) & read
             model = _fit(x[train, col], y[train])
             probs[test] = model.predict_proba(x[test, col].reshape(-1, 1))[:, 1]
-        own = probs[y == 1]
+        y_c, same_c, idx_c, probs = y[read], same[read], idx[read], probs[read]
+        own = probs[y_c == 1]
         systems = sorted({d.system for d in drafts})
-        per_system = {s: float(np.mean([p for p, i in zip(own, idx[y == 1]) if drafts[i].system == s]))
-                      for s in systems}
+        per_system = {s: float(np.mean([p for p, i in zip(own, idx_c[y_c == 1]) if drafts[i].system == s]))
+                      for s in systems if any(drafts[i].system == s for i in idx_c[y_c == 1])}
         out[component] = {
-            "auc_same_discipline": float(roc_auc_score(y[(y == 1) | same], probs[(y == 1) | same])),
-            "auc_other_disciplines": float(roc_auc_score(y[(y == 1) | ~same], probs[(y == 1) | ~same])),
+            "auc_same_discipline": float(roc_auc_score(y_c[(y_c == 1) | same_c], probs[(y_c == 1) | same_c])),
+            "auc_other_disciplines": float(roc_auc_score(y_c[(y_c == 1) | ~same_c], probs[(y_c == 1) | ~same_c])),
             "own_topic_p_mean": float(own.mean()),
             "own_topic_p_below_half": int((own < 0.5).sum()),
             "own_topic_drafts": int(len(own)),
-            "other_discipline_p_mean": float(probs[(y == 0) & ~same].mean()),
-            "same_discipline_p_mean": float(probs[(y == 0) & same].mean()),
+            "drafts_without_reading": int(len(drafts) - len(own)),
+            "other_discipline_p_mean": float(probs[(y_c == 0) & ~same_c].mean()),
+            "same_discipline_p_mean": float(probs[(y_c == 0) & same_c].mean()),
             "own_topic_p_mean_per_system": per_system,
         }
     return out
@@ -162,7 +166,8 @@ def build_gate(drafts: list[DraftReading], topic_vec: dict, encoder: str, comman
                   "components": {}}
     usable = training_mask(drafts, y, idx, POSITIVES, same, NEGATIVES)
     for col, (component, reading) in enumerate(COMPONENT_READING.items()):
-        model = _fit(x[usable, col], y[usable])
+        rows = usable & ~np.isnan(x[:, col])
+        model = _fit(x[rows, col], y[rows])
         gate["components"][component] = {"reading": reading, "intercept": float(model.intercept_[0]),
                                          "slope": float(model.coef_[0][0])}
     keys = sorted(topic_vec)

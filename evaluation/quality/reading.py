@@ -62,6 +62,10 @@ def read_quality(survey: Survey, model: dict | None = None, *, encode: Encode | 
     topical = read_topicality(view, topic, encode, gate.get("background_topics", []))
     reading.topic_readings = topical.features()
     for component, spec in gate["components"].items():
+        if not topical.has_items(component):  # nothing to read is no evidence of being off topic
+            reading.notes.append(f"{component}: nothing to read for the topic (no titles, headings or "
+                                 "sentences found), scored on form only")
+            continue
         p = on_topic_probability(reading.topic_readings[COMPONENT_READING[component]], spec)
         reading.on_topic[component] = p
         reading.scores[component] = gated(form[component], p)
