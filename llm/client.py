@@ -16,7 +16,7 @@ from .budget import TokenBudget
 from .cache import ResponseCache, cache_key
 from .local import LlamaCppChatModel
 from .meter import TokenMeter, estimate_tokens
-from .protocols import (MODE_MEMORY, NoToolCall, custom_base_url, is_mode_refusal, is_openai_compatible, is_refusal,
+from .protocols import (MODE_MEMORY, IncompleteReply, NoToolCall, custom_base_url, is_mode_refusal, is_openai_compatible, is_refusal,
                         reply_json_text, request_kwargs, server_key, stream_with_cap)
 from .structured import StructuredOutputError, parse_structured, repair_instruction, schema_instruction
 
@@ -378,9 +378,17 @@ class LLMClient:
         # streams tool calls with the function name repeated in every chunk and no usage.
         structured = any(k in (kwargs.get("extra_body") or {}) for k in ("response_format", "tools"))
         if not (self._stream_capped and runnable is self.model) or structured:
-            return runnable.invoke(messages, **kwargs)
-        prompt_tokens = estimate_tokens("\n".join(_text_of(m) for m in messages))
-        return stream_with_cap(runnable, messages, kwargs, limit + CAP_SLACK_TOKENS, prompt_tokens)
+            result = runnable.invoke(messages, **kwargs)
+        else:
+            prompt_tokens = estimate_tokens("\n".join(_text_of(m) for m in messages))
+            result = stream_with_cap(runnable, messages, kwargs, limit + CAP_SLACK_TOKENS, prompt_tokens)
+        if (runnable is self.model and not structured and isinstance(result, BaseMessage)
+                and not _text_of(result).strip() and not getattr(result, "tool_calls", None)):
+            # An empty text reply is a failed call: retried like a transient error, never cached,
+            # and counted as an error in the journal when the retries run out. (An empty structured
+            # reply is a bad reply instead: the structured path repairs it.)
+            raise IncompleteReply("the model returned an empty reply")
+        return result
 
     def _invoke_with_retries(self, runnable: Any, messages: list[BaseMessage], kwargs: dict[str, Any],
                              limit: int, attempts: list[int]) -> Any:

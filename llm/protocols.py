@@ -213,6 +213,10 @@ def reply_json_text(message: Any, mode: str) -> str:
     return "".join(block.get("text", "") if isinstance(block, dict) else str(block) for block in content)
 
 
+class IncompleteReply(RuntimeError):
+    """A reply with no content, or one the server cut short: a failed call (retried, never cached)."""
+
+
 def stream_with_cap(model: Any, messages: list, kwargs: dict[str, Any], max_pieces: int, prompt_tokens: int) -> Any:
     """Stream a reply and hang up after ``max_pieces`` chunks: a server that ignores max_tokens
     cannot run on for minutes (closing the stream closes the HTTP response, and the server stops).
@@ -232,7 +236,7 @@ def stream_with_cap(model: Any, messages: list, kwargs: dict[str, Any], max_piec
     finally:
         stream.close()
     if total is None:
-        return AIMessage(content="")
+        raise IncompleteReply("the server sent no reply chunks")
     message = message_chunk_to_message(total)
     updates: dict[str, Any] = {}
     metadata = dict(message.response_metadata)
@@ -244,6 +248,10 @@ def stream_with_cap(model: Any, messages: list, kwargs: dict[str, Any], max_piec
         metadata["usage_estimated"] = True
     if stopped:
         metadata["stopped_at_cap"] = True
+    elif not metadata.get("finish_reason"):
+        # The server closed the stream before saying why it stopped: llama-cpp-python's server does
+        # this to a running reply when another request arrives (its default --interrupt_requests).
+        raise IncompleteReply("the server ended the reply stream without a finish reason (cut short)")
     if metadata != message.response_metadata:
         updates["response_metadata"] = metadata
     return message.model_copy(update=updates) if updates else message

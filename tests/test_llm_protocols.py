@@ -20,6 +20,8 @@ pytest.importorskip("langchain_openai")
 
 from surveygraph.errors import UserError  # noqa: E402
 from surveygraph.llm import LLMClient, TokenMeter, make_chat_model  # noqa: E402
+from langchain_core.messages import HumanMessage  # noqa: E402
+
 from surveygraph.llm.protocols import MODE_MEMORY, is_refusal  # noqa: E402
 from surveygraph.settings import Settings  # noqa: E402
 
@@ -299,3 +301,57 @@ def test_schema_sent_to_a_self_hosted_server_demands_every_field():
     assert sent["required"] == ["sections"] and sent["properties"]["sections"]["minItems"] == 1
     assert item["required"] == ["title", "description", "query"] and item["properties"]["title"]["minLength"] == 1
     assert wire_schema(OpenAIApi(), schema) == schema.model_json_schema()  # the API gets the schema as is
+
+
+class CuttingServer(StubServer):
+    """Text replies: the first ``bad`` streamed replies end early without a finish reason (as
+    llama-cpp-python's server does to a running reply when another request arrives), or, with
+    ``empty=True``, finish normally with no content."""
+
+    def __init__(self, bad: int, empty: bool = False):
+        super().__init__(ramble_tokens=16)
+        self.bad, self.empty = bad, empty
+
+    def _stream(self, handler, message, cap):
+        if self.bad <= 0:
+            return super()._stream(handler, message, cap)
+        self.bad -= 1
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.end_headers()
+        chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                 "choices": [{"index": 0, "delta": {"role": "assistant", "content": "" if self.empty else "Retrieval"},
+                              "finish_reason": "stop" if self.empty else None}]}
+        handler.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        if self.empty:
+            handler.wfile.write(b"data: [DONE]\n\n")
+        handler.wfile.flush()  # and the stream ends: no finish reason, no [DONE] when cut
+
+
+@pytest.mark.parametrize("empty", [False, True], ids=["cut-short", "empty"])
+def test_a_cut_or_empty_reply_is_a_failed_call_retried_and_never_cached(monkeypatch, tmp_path, empty):
+    from surveygraph.llm.cache import ResponseCache
+
+    server = CuttingServer(bad=2, empty=empty)
+    try:
+        client, meter = client_for(server, monkeypatch, retries=3, max_output_tokens=16)
+        client.cache = ResponseCache(tmp_path / "cache.sqlite")
+        text = client.complete("Write about retrieval.", node="write")
+        again = client.complete("Write about retrieval.", node="write")  # from the cache
+    finally:
+        server.close()
+    assert text == again and len(text.split()) == 16  # the full reply, after two failed tries
+    assert len(server.requests) == 3  # two cut/empty replies retried; the cache answered the second call
+    assert meter.entries()[0]["retries"] == 2
+
+    server = CuttingServer(bad=10, empty=empty)  # a server that never answers whole
+    try:
+        client, meter = client_for(server, monkeypatch, retries=1, max_output_tokens=16)
+        client.cache = ResponseCache(tmp_path / "cache2.sqlite")
+        with pytest.raises(Exception, match="cut short|empty reply"):
+            client.complete("Write about retrieval.", node="write")
+    finally:
+        server.close()
+    entry = meter.entries()[-1]
+    assert entry["retries"] == 1 and ("cut short" in entry["error"] or "empty reply" in entry["error"])
+    assert client.cache.get(client._key([HumanMessage("Write about retrieval.")], 16, None)) is None

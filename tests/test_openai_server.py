@@ -60,6 +60,9 @@ def llama_server(tmp_path_factory):
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
                "--port", str(port), "--n_ctx", "4096", "--n_threads", threads, "--n_threads_batch", threads,
                "--model_alias", "gemma", "--verbose", "False",
+               # As docs/llm.md says: by default the server cuts a running reply when the next
+               # request arrives, so parallel writers would get partial replies.
+               "--interrupt_requests", "False",
                # The default keeps logits for every position: n_ctx x 262k floats (4.3 GB here).
                "--logits_all", "False"]
     with log_path.open("w") as log:
@@ -189,3 +192,29 @@ def test_generate_and_evaluate_over_openai_compatible_server(llama_server, share
     scored = [m for m in judged if m["name"] != "surveylens.overall" and m.get("value") is not None
               and not (m.get("details") or {}).get("empty")]
     assert scored, judged  # the judge's structured replies over HTTP gave at least one rubric score
+
+
+def test_parallel_calls_to_the_server_lose_no_reply(llama_server, monkeypatch):
+    """Three writers at once, as a run with concurrency 3 sends them: every reply arrives whole
+    (the server's finish reason seen, no retry needed), none empty."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from surveygraph.llm import LLMClient, TokenMeter, make_chat_model
+    from surveygraph.settings import Settings
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = Settings(llm={"base_url": llama_server["url"], "max_output_tokens": 48, "retries": 2})
+    meter = TokenMeter()
+    client = LLMClient(make_chat_model("openai:gemma", settings), spec="openai:gemma", meter=meter, retries=2,
+                       max_output_tokens=48, retry_wait_seconds=0.5)
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    # the base model answers a bare one-line request with nothing at all; a system turn gets text
+    prompts = [[SystemMessage("You are a helpful writer."), HumanMessage(f"Topic: {t}. Write a paragraph.")]
+               for t in ("dense retrieval", "graph neural networks", "diffusion models")]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        replies = list(pool.map(lambda p: client.complete(p, node="write"), prompts))
+    assert all(r.strip() for r in replies), replies
+    entries = meter.entries()
+    assert len(entries) == 3 and not any(e.get("error") for e in entries)
+    assert all(e["retries"] == 0 for e in entries), entries  # nothing was cut and retried
