@@ -85,11 +85,14 @@ def send_writes(state: GenerationState) -> list[Send] | str:
 
 
 def build_generation_graph(deps: GenerationDeps, checkpointer: Any = None, *, input_schema: Any = None,
-                           context_schema: Any = None, open_run: Callable[[dict], dict] | None = None):
+                           context_schema: Any = None, open_run: Callable[[dict], dict] | None = None,
+                           wrap_node: Callable[[Callable], Callable] | None = None):
     """Compile the graph with ``deps`` bound into every node.
 
     The LangGraph server entry (graphs/studio.py) passes typed ``input_schema`` / ``context_schema``
-    (so Studio shows a form) and an ``open_run`` node that creates the run folder first."""
+    (so Studio shows a form), an ``open_run`` node that creates the run folder first, and
+    ``wrap_node`` (applied to every node) to turn user errors into ones the server reports."""
+    wrap = wrap_node or (lambda fn: fn)
     bodies = {
         "gather_topic_context": gather_topic_context, "plan_sections": plan_sections,
         "plan_subsections": plan_subsections, "dispatch_reads": _passthrough,
@@ -99,10 +102,10 @@ def build_generation_graph(deps: GenerationDeps, checkpointer: Any = None, *, in
     }
     graph = StateGraph(GenerationState, context_schema, input_schema=input_schema)
     for name in NODES:
-        graph.add_node(name, _timed(name, bodies[name], deps))
+        graph.add_node(name, wrap(_timed(name, bodies[name], deps)))
     first = START
     if open_run is not None:
-        graph.add_node("open_run", open_run)
+        graph.add_node("open_run", wrap(open_run))
         graph.add_edge(START, "open_run")
         first = "open_run"
     graph.add_conditional_edges(first, route_start, ["gather_topic_context", "dispatch_reads"])

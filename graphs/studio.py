@@ -17,11 +17,12 @@ surveygraph.toml, read once at import.
 
 # No ``from __future__ import annotations``: the server (and tests) may load this file under a
 # module name that is not in sys.modules, where string annotations of the schemas cannot resolve.
+import functools
 import json
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Callable, Literal, Optional
 
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
@@ -30,6 +31,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from surveygraph.agents.deps import GenerationDeps
 from surveygraph.agents.exporter import new_run_dir, write_json
+from surveygraph.errors import UserError
 from surveygraph.evaluation.judges import JUDGE_NAMES
 from surveygraph.evaluation.scoring import FAMILIES
 from surveygraph.graphs.generation import build_generation_graph
@@ -159,13 +161,42 @@ class RunDeps:
         return getattr(deps_for_run(get_config()), name)
 
 
+class ServerUserError(ValueError):
+    """A user mistake (bad path, empty topic, too little on the topic) as the server shows it.
+
+    langgraph-api passes a node error's message to the client only for ValueError-like built-ins
+    and replaces every other with "An internal error occurred"; ``UserError`` is not one, so the
+    server entry re-raises it as this, keeping its one-line message."""
+
+
+def readable_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a server node: a ``UserError`` leaves it as ``ServerUserError`` with the same message."""
+
+    @functools.wraps(fn)
+    def node(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            raise ServerUserError(str(exc)) from exc
+
+    return node
+
+
+def check_paths(deps: GenerationDeps) -> None:
+    """Files named in the run's context must exist before anything runs (not after planning)."""
+    for name, path in (("human", deps.human), ("bench_refs", deps.bench_refs)):
+        if path is not None and not Path(path).is_file():
+            raise UserError(f"context.{name}: no such file on the server: {path}")
+
+
 def open_run(state: GenerationInput) -> dict:
-    """Create the run folder and its ``run.json`` (as the CLI does) before planning."""
+    """Check the run's context, then create the run folder and its ``run.json`` (as the CLI does)."""
     config = get_config()
     deps = deps_for_run(config)
+    check_paths(deps)
     topic = state["topic"].strip()
     if not topic:
-        raise ValueError("the topic is empty")
+        raise UserError("the topic is empty: give a survey topic such as \"Graph Neural Networks\"")
     run_dir = new_run_dir(deps.settings.runs_dir, topic)
     configurable = config.get("configurable") or {}
     write_json(run_dir / "run.json", {
@@ -180,7 +211,7 @@ def open_run(state: GenerationInput) -> dict:
 
 
 generation = build_generation_graph(RunDeps(), input_schema=GenerationInput, context_schema=GenerationOptions,
-                                    open_run=open_run)
+                                    open_run=open_run, wrap_node=readable_errors)
 
 
 # --- evaluation -------------------------------------------------------------------------------
@@ -222,9 +253,13 @@ def evaluate(state: EvaluationServerState) -> dict:
                               # an explicit τ is a fixed threshold, as `evaluate --tau` (not the calibrated one)
                               "evaluation.tau_mode": "paper" if options.tau is not None else None,
                               "evaluation.lam": options.lam, "evaluation.sim_mode": options.sim_mode})
-    survey = load_survey(state["survey"], state.get("topic"))
+    from surveygraph.evaluation.inputs import require_survey
+
+    if not str(state.get("survey") or "").strip():
+        raise UserError("input.survey is empty: give a server path or the survey's Markdown text")
+    survey = require_survey(load_survey(state["survey"], state.get("topic")), "input.survey")
     survey.topic = survey.topic or survey.title
-    human = load_survey(state["human"], survey.topic) if state.get("human") else None
+    human = require_survey(load_survey(state["human"], survey.topic), "input.human") if state.get("human") else None
     bench = Path(state["bench_refs"]) if state.get("bench_refs") else None
     report = evaluate_survey(survey, settings, human=human, bench_refs=bench, metrics=options.metrics,
                              judges=list(options.judges or []))
@@ -234,7 +269,7 @@ def evaluate(state: EvaluationServerState) -> dict:
 def _evaluation_graph():
     graph = StateGraph(EvaluationServerState, EvaluationOptions, input_schema=EvaluationInput,
                        output_schema=EvaluationOutput)
-    graph.add_node("evaluate", evaluate)
+    graph.add_node("evaluate", readable_errors(evaluate))
     graph.add_edge(START, "evaluate")
     graph.add_edge("evaluate", END)
     return graph.compile(name="surveygraph-evaluation")

@@ -191,3 +191,37 @@ def test_studio_graphs_in_process_take_options_from_the_context(shared_data, tmp
     scored = studio.evaluation.invoke({"survey": str(run_dir / "survey.md")},
                                       context={"metrics": ["structure", "integrity"]})
     assert any(m["name"].startswith("structure.") for m in scored["report"]["metrics"])
+
+
+def test_server_nodes_report_user_mistakes_in_one_readable_line(shared_data, tmp_path, monkeypatch):
+    """Through the server a UserError used to reach the client as "An internal error occurred"
+    (langgraph-api passes messages of ValueError-like errors only), and a missing context.human was
+    found only after planning. Now: checked before the run folder exists, and readable."""
+    import importlib.util
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from tests.generation_helpers import corpus_home
+
+    home = tmp_path / "home"
+    shutil.copytree(corpus_home(shared_data), home)
+    monkeypatch.setenv("SURVEYGRAPH_HOME", str(home))
+    spec = importlib.util.spec_from_file_location("studio_errors", REPO / "graphs" / "studio.py")
+    studio = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(studio)
+
+    graph = studio.generation.copy(update={"checkpointer": InMemorySaver()})
+    missing = tmp_path / "no-such-human.md"
+    with pytest.raises(ValueError, match=r"context\.human: no such file on the server: .*no-such-human\.md") as caught:
+        graph.invoke({"topic": TOPIC}, {"configurable": {"thread_id": "bad-path"}},
+                     context={"sections": 1, "subsections": 1, "human": str(missing)})
+    assert type(caught.value).__name__ == "ServerUserError"
+    assert not (home / "runs").exists() or not any((home / "runs").iterdir())  # nothing was started
+
+    with pytest.raises(ValueError, match="input.survey is empty") as caught:
+        studio.evaluation.invoke({"survey": ""}, context={"metrics": ["structure"]})
+
+    serde = pytest.importorskip("langgraph_api.serde", reason="langgraph-api (dev extra) serialises server errors")
+    shown = serde.default(caught.value)
+    assert shown["message"] == str(caught.value) and "internal error" not in shown["message"]
+    assert serde.default(RuntimeError("x"))["message"] == "x"  # the rule the wrapper relies on
