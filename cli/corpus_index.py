@@ -64,7 +64,11 @@ def ingest(
     if not path.exists():
         raise UserError(f"no such file or directory: {path}")
     settings = get_settings(ctx, **{"embedding.model": embedding_model})
-    report = Corpus(settings, notify=_notify).ingest_path(path, progress=True)
+    try:
+        report = Corpus(settings, notify=_notify).ingest_path(path, progress=True)
+    except KeyboardInterrupt:
+        _interrupted_ingest(settings, path)
+        raise typer.Exit(130) from None
     _print_ingest_report(report)
     if as_json:
         out.print_json(report.model_dump_json())
@@ -73,6 +77,27 @@ def ingest(
         console.print(f"[bold red]error:[/] {report.truncated}; the {report.added} new papers read before "
                       f"it were added", highlight=False)
         raise typer.Exit(EXIT_INCOMPLETE_INPUT)
+
+
+def _interrupted_ingest(settings, path: Path) -> None:
+    """Ctrl-C during an ingest: say what the store holds and what to run (papers are committed in
+    batches; a batch cut mid-way may be in the paper table but not yet searchable)."""
+    from ..retrieval.corpus import Corpus
+
+    try:
+        corpus = Corpus(settings)
+        (gap, _writer), searchable = corpus.index_gap(), corpus.count()
+        count = searchable + gap  # the paper table: what is searchable plus what the index lacks
+    except Exception as exc:  # noqa: BLE001 - the message must not turn into a traceback
+        console.print(f"interrupted: the store could not be read back ({type(exc).__name__}); run "
+                      "`surveygraph doctor` and then `surveygraph corpus repair`", highlight=False)
+        return
+    state = (f"{gap} of them are not in the search index yet: run `surveygraph corpus repair`, or run the same "
+             "ingest again (papers already stored are skipped as duplicates)" if gap else
+             "every stored paper is searchable; run the same ingest again to add the rest (papers already "
+             "stored are skipped as duplicates)")
+    console.print(f"interrupted: the store keeps the {count} papers committed before Ctrl-C; {state}. "
+                  f"File: {path}", highlight=False, markup=False)
 
 
 def _notify(message: str) -> None:

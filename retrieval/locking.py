@@ -56,7 +56,8 @@ def crash_point(name: str) -> None:
         return
     _crash_counts[name] = _crash_counts.get(name, 0) + 1
     if _crash_counts[name] >= int(nth or 1):
-        os.kill(os.getpid(), signal.SIGKILL)
+        # SURVEYGRAPH_CRASH_SIGNAL=INT sends Ctrl-C's signal instead: a user's interrupt at this step
+        os.kill(os.getpid(), signal.SIGINT if os.environ.get("SURVEYGRAPH_CRASH_SIGNAL") == "INT" else signal.SIGKILL)
 
 
 def running_writer(store_dir: Path) -> str | None:

@@ -126,6 +126,20 @@ def test_kill_during_ingest_then_rerun_loses_nothing(home, slices, expected_ab, 
     assert_consistent(home, expected_ab)
 
 
+def test_ctrl_c_during_ingest_says_what_the_store_holds_and_what_to_run(home, slices, expected_ab):
+    """SIGINT (Ctrl-C) after the paper table took a batch but before the index did: exit 130 and
+    one message with the stored count and the repair command; repair then completes the store."""
+    stopped = sg(home, "corpus", "ingest", str(slices["B"]), SURVEYGRAPH_CRASH_AT="sqlite", SURVEYGRAPH_CRASH_SIGNAL="INT")
+    assert stopped.returncode == 130, stopped.stderr[-2000:]
+    said = flat(stopped.stderr)
+    stored = len(store_ids(home))
+    assert f"interrupted: the store keeps the {stored} papers committed before Ctrl-C" in said, said[-1500:]
+    assert "not in the search index yet: run `surveygraph corpus repair`" in said
+    assert "Traceback" not in stopped.stderr
+    assert sg(home, "corpus", "repair").returncode == 0
+    assert_consistent(home, expected_ab)
+
+
 def test_doctor_names_the_gap_and_repair_fixes_it(home, slices, expected_ab):
     assert sg(home, "corpus", "ingest", str(slices["B"]), SURVEYGRAPH_CRASH_AT="sqlite").returncode == -9
     missing = sorted(store_ids(home) - set(Corpus(settings_for(home)).snapshot.ids))
