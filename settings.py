@@ -235,7 +235,20 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
+        """Models this data home keeps for itself (older homes hold the bundled GGUF here)."""
         return self.home / "models"
+
+    @property
+    def shared_models_dir(self) -> Path:
+        """Per-user model cache shared by every data home: the bundled models depend only on the
+        installed packages, so a new home (a test, a CI run, a second corpus) does not copy them
+        again (the GGUF alone is 242 MB). SURVEYGRAPH_MODELS_DIR moves it."""
+        import os
+
+        import platformdirs
+
+        override = os.environ.get("SURVEYGRAPH_MODELS_DIR")
+        return Path(override) if override else Path(platformdirs.user_cache_dir("surveygraph", appauthor=False)) / "models"
 
 
 def _find_toml(config: Path | None, home_hint: Path | None) -> Path | None:

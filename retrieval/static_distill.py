@@ -24,20 +24,13 @@ STATIC_DIR_NAME = "minilm-static"
 _BATCH = 512
 
 
-def shared_models_dir() -> Path:
-    """Per-user model cache shared by every data home: the distilled model depends only on the
-    bundled MiniLM, so each new home (a test, a CI run) need not distil it again."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("surveygraph", appauthor=False)) / "models"
-
-
 def static_model_dir(settings: Settings) -> Path:
-    """The home's own copy when it has one, else the shared per-user copy."""
+    """The home's own copy when it has one, else the shared per-user copy (``shared_models_dir``:
+    the distilled model depends only on the bundled MiniLM)."""
     in_home = settings.models_dir / STATIC_DIR_NAME
     if (in_home / "config.json").is_file():
         return in_home
-    return shared_models_dir() / STATIC_DIR_NAME
+    return settings.shared_models_dir / STATIC_DIR_NAME
 
 
 def _token_vectors(model_dir: Path, progress: bool) -> tuple[np.ndarray, object]:

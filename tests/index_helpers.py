@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from surveygraph.retrieval.static_distill import STATIC_DIR_NAME, distill_static_model, shared_models_dir
+from surveygraph.retrieval.static_distill import STATIC_DIR_NAME, distill_static_model
+from surveygraph.settings import Settings
 
 
 def cached_static_model(cache_root: Path | None = None) -> Path:
@@ -12,7 +13,7 @@ def cached_static_model(cache_root: Path | None = None) -> Path:
     (distilled here, ~1.5 min, only on a machine where it never ran). ``cache_root`` is unused."""
     from surveygraph.retrieval.embeddings import bundled_minilm_path
 
-    target = shared_models_dir() / STATIC_DIR_NAME
+    target = Settings().shared_models_dir / STATIC_DIR_NAME
     if not (target / "config.json").is_file():
         distill_static_model(bundled_minilm_path(), target, progress=False)
     return target

@@ -50,3 +50,19 @@ def test_free_text_completion_is_non_empty(roles):
     )
     assert text.strip()
     assert roles.writer.model is roles.planner.model  # one model load for roles with the same spec
+
+
+def test_every_data_home_shares_one_copy_of_the_bundled_gguf(tmp_path, monkeypatch):
+    """Issue 20: each data home used to assemble its own 242 MB copy. The path is the per-user
+    cache unless a home already holds its own copy (homes made before the shared cache)."""
+    from surveygraph.llm.local import LOCAL_MODEL_FILE, local_model_path
+    from surveygraph.settings import Settings
+
+    shared = tmp_path / "user-cache" / "models"
+    monkeypatch.setenv("SURVEYGRAPH_MODELS_DIR", str(shared))
+    first, second = Settings(home=tmp_path / "a"), Settings(home=tmp_path / "b")
+    assert local_model_path(first) == local_model_path(second) == shared / LOCAL_MODEL_FILE
+    (second.models_dir).mkdir(parents=True)
+    (second.models_dir / LOCAL_MODEL_FILE).write_bytes(b"GGUF")  # an older home's own copy
+    assert local_model_path(second) == second.models_dir / LOCAL_MODEL_FILE
+    assert local_model_path(first) == shared / LOCAL_MODEL_FILE

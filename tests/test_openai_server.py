@@ -41,7 +41,9 @@ def _bundled_gguf(tmp_path_factory) -> Path:
     from surveygraph.settings import Settings
 
     try:
-        return ensure_local_model(Settings().models_dir)
+        from surveygraph.llm.local import local_model_path
+
+        return ensure_local_model(local_model_path(Settings()).parent)
     except Exception as exc:  # noqa: BLE001 - no bundled model package: nothing to serve
         pytest.skip(f"bundled GGUF unavailable: {exc}")
 
