@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -35,7 +36,8 @@ def _global_options(
     ctx: typer.Context,
     home: Optional[Path] = typer.Option(
         None, "--home", envvar="SURVEYGRAPH_HOME",
-        help=f"Data home holding stores, caches and runs (default: {default_home()}).",
+        help="Data home holding stores, caches and runs (now: "
+             f"{os.environ.get('SURVEYGRAPH_HOME') or default_home()}).",
     ),
     config: Optional[Path] = typer.Option(
         None, "--config", help="TOML settings file (default: ./surveygraph.toml if present)."

@@ -18,6 +18,24 @@ from ..settings import Settings, load_settings
 # One flag, --judge-llm, names the judge model in every command (--judge is a hidden old alias).
 JUDGE_LLM_HELP = "Judge model: local, gguf:PATH or provider:model (default: settings llm.judge, else llm.default)."
 
+def _no_type_for_flags() -> None:
+    """Typer (0.29) prints a type after every option, so each on/off flag read "--pdf <bool>" as if
+    it took a value. A flag takes none: its help row shows no type (options with values keep theirs)."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_flags_plain", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich._flags_plain = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_no_type_for_flags()
+
 # emoji=False: a model name or topic like "openai:x:y" must print as typed, not as "openai❌y"
 console = Console(stderr=True, emoji=False)
 out = Console(emoji=False)  # results (tables, JSON) go to stdout; progress and messages to stderr
