@@ -41,11 +41,12 @@ console = Console(stderr=True, emoji=False)
 out = Console(emoji=False)  # results (tables, JSON) go to stdout; progress and messages to stderr
 
 
-def progress_bar(**kwargs: Any):
+def progress_bar(*, percent: bool = False, **kwargs: Any):
     """The progress bar every command uses: description, bar, n/total, elapsed and ETA. Written to a
-    log or pipe (no terminal to draw on), it prints a line "n/total done, elapsed, ETA" every 5%."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    log or pipe (no terminal to draw on), it prints a line "n/total done, elapsed, ETA" every 5%.
+    ``percent``: the task counts weighted work (e.g. expected seconds), shown as a percentage."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
 
     class LoggedProgress(Progress):
         logged: dict  # task id -> the last 5% mark printed
@@ -64,17 +65,18 @@ def progress_bar(**kwargs: Any):
             task = self._tasks[task_id]
             if not task.total or not task.completed:
                 return
-            step = max(1, int(task.total) // 20)
-            mark = int(task.completed) // step
+            mark = int(20 * task.completed / task.total) if percent else int(task.completed) // max(1, int(task.total) // 20)
             if mark <= self.logged.get(task_id, 0):
                 return
             self.logged[task_id] = mark
             elapsed = task.elapsed or 0.0
             eta = elapsed / task.completed * max(0.0, task.total - task.completed)
-            self.console.print(f"{int(task.completed)}/{int(task.total)} done, {elapsed:.0f} s elapsed, "
-                               f"ETA {eta:.0f} s", highlight=False, markup=False)
+            done = (f"{100 * task.completed / task.total:.0f}% done" if percent
+                    else f"{int(task.completed)}/{int(task.total)} done")
+            self.console.print(f"{done}, {elapsed:.0f} s elapsed, ETA {eta:.0f} s", highlight=False, markup=False)
 
-    bar = LoggedProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    count = TaskProgressColumn() if percent else MofNCompleteColumn()
+    bar = LoggedProgress(TextColumn("{task.description}"), BarColumn(), count, TimeElapsedColumn(),
                          TimeRemainingColumn(), console=console, **kwargs)
     bar.logged = {}
     return bar
