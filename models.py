@@ -71,6 +71,12 @@ class Paper(BaseModel):
 
     @model_validator(mode="after")
     def _normalise(self) -> "Paper":
+        from .sanitize import plain_text  # text fields: stored as text, minus control/bidi characters
+
+        self.title = plain_text(self.title)
+        self.abstract = plain_text(self.abstract)
+        self.authors = [a for a in (plain_text(x).strip() for x in self.authors) if a]
+        self.venue = plain_text(self.venue) if self.venue else self.venue
         dropped = []
         self.arxiv_id = normalize_arxiv_id(self.arxiv_id)
         if self.arxiv_id and not ARXIV_ID_FORMAT.match(self.arxiv_id):

@@ -63,6 +63,13 @@ _NUMERIC_BRACKET = re.compile(r"\[([\s\d.,;:\-–—−]*\d[\s\d.,;:\-–—−]
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 
 
+def plain_text(text: str) -> str:
+    """Text as stored at the boundary: no control characters (tab and newline kept), no bidi
+    overrides, zero-width or other format characters. Nothing else changes: escaping is each
+    exporter's job."""
+    return _strip_invisible(text)
+
+
 def _strip_invisible(text: str) -> str:
     return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _DROP_CATEGORIES else
                    (" " if unicodedata.category(ch) == "Cc" else "") for ch in text)
@@ -164,6 +171,23 @@ def markdown_safe(text: str | None) -> str:
     value = _angles_as_words(_MD_LINE_START.sub("", value))
     paragraphs = re.split(r"\n\s*\n", value)
     return "\n\n".join(p for p in (_tidy(p.replace("\n", " ")) for p in paragraphs) if p)
+
+
+def markdown_cell(text: str | None) -> str:
+    """A name from outside (a system folder, a topic file stem) shown as literal text in a Markdown
+    table cell: no HTML, link, emphasis or code, and no "|" or line break to split the table.
+    Angle brackets become entities and Markdown punctuation is backslash-escaped, so the reader sees
+    the name exactly as it is spelled."""
+    value = " ".join(plain_text(str(text or "")).split())
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_\[\]{}()#+!|~])", r"\\\1", value)
+
+
+def spreadsheet_cell(text: str | None) -> str:
+    """A name from outside written to CSV: a leading =, +, - or @ would make a spreadsheet run it as
+    a formula, so such a cell starts with an apostrophe (the usual CSV-injection guard)."""
+    value = str(text or "")
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 # --- prompt injection ---------------------------------------------------------------------------

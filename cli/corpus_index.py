@@ -44,6 +44,11 @@ def _print_ingest_report(report) -> None:
     if report.repaired:
         console.print(f"repaired: {report.repaired} papers an interrupted ingest had left out of the "
                       f"vector store or the search index were added", highlight=False)
+    if report.invalid_fields:
+        console.print(f"[yellow]warning:[/] {report.invalid_fields} papers kept with an invalid identifier dropped "
+                      "(arXiv id, DOI, category or year not in its format)", highlight=False)
+        for reason in [r for r in report.reasons if "dropped invalid" in r][:3]:
+            console.print(f"  {reason}", highlight=False, markup=False)
     if report.skipped_lines:
         shown = ", ".join(str(n) for n in report.skipped_lines[:10])
         more = " ..." if report.skipped > 10 else ""

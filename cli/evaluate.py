@@ -178,12 +178,12 @@ def leaderboard_command(
     ranks = board.mean_ranks()
     for i, system in enumerate(board.ranking, 1):
         if board.ranks_by_quality():
-            ci = board.interval(system, "quality.overall")
-            shown = f"quality.overall {board.mean(system, 'quality.overall'):.2f}" + (
-                f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+            ci, mean = board.interval(system, "quality.overall"), board.mean(system, "quality.overall")
+            shown = ("quality.overall n/a: no survey of this system was scored" if mean is None else
+                     f"quality.overall {mean:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""))
         else:
             shown = f"mean alignment rank {ranks[system]:.2f}"
-        out.print(f"{i}. {system}  ({shown})", highlight=False)
+        out.print(f"{i}. {system}  ({shown})", highlight=False, markup=False)  # a folder name, printed as spelled
     console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import jinja2
 
 from ..models import EvaluationReport
+from ..sanitize import plain_text
 from .report import format_value
 
 if TYPE_CHECKING:
@@ -17,6 +18,9 @@ _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
     autoescape=jinja2.select_autoescape(["html", "j2"]),
     undefined=jinja2.StrictUndefined,
+    # names and titles come from outside (folder names, file stems, survey titles): autoescape
+    # makes tags inert, and this drops control and bidi-override characters that would spoof them
+    finalize=lambda value: plain_text(value) if isinstance(value, str) else value,
 )
 _ENV.filters["fmt"] = format_value
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7")

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..models import EvaluationReport, Survey
+from ..sanitize import markdown_cell, spreadsheet_cell
 from ..settings import Settings
 from .alignment import similarity, tau_maxsim
 from .calibration import resolve_tau, tau_summary
@@ -277,9 +278,10 @@ def to_csv(board: Leaderboard) -> str:
     writer = csv.writer(buffer)
     writer.writerow(["system", "topic", *metrics])
     for system in board.ranking:
-        writer.writerow([system, "mean", *[_csv(board.mean(system, m)) for m in metrics]])
+        name = spreadsheet_cell(system)
+        writer.writerow([name, "mean", *[_csv(board.mean(system, m)) for m in metrics]])
         for topic in board.topics:
-            writer.writerow([system, topic, *[_csv(board.value(system, topic, m)) for m in metrics]])
+            writer.writerow([name, spreadsheet_cell(topic), *[_csv(board.value(system, topic, m)) for m in metrics]])
     return buffer.getvalue()
 
 
@@ -347,7 +349,8 @@ def _summary_table(board: Leaderboard, metrics: list[str], with_rank: bool) -> l
     for i, system in enumerate(board.ranking, 1):
         cells = " | ".join(cell(board, system, m) for m in metrics)
         mean_rank = "n/a" if math.isnan(ranks[system]) else f"{ranks[system]:.2f}"
-        prefix = f"| {i} | {system} | {mean_rank} | " if with_rank else f"| {system} | "
+        name = markdown_cell(system)  # a folder name from outside: literal text, never HTML or a link
+        prefix = f"| {i} | {name} | {mean_rank} | " if with_rank else f"| {name} | "
         lines.append(prefix + cells + " |")
     return lines
 
@@ -372,11 +375,11 @@ def to_markdown(board: Leaderboard) -> str:
     per_topic = [m for m in ("quality.overall", *RANK_METRICS)
                  if m in board.metric_names() and m != "tau_maxsim.union"]
     for metric in per_topic:
-        lines += [f"### {metric}", "", "| topic | " + " | ".join(board.ranking) + " |",
+        lines += [f"### {metric}", "", "| topic | " + " | ".join(markdown_cell(s) for s in board.ranking) + " |",
                   "|---|" + "---:|" * len(board.ranking)]
         for topic in board.topics:
             cells = [format_value(board.value(s, topic, metric)) for s in board.ranking]
-            lines.append(f"| {topic} | " + " | ".join(cells) + " |")
+            lines.append(f"| {markdown_cell(topic)} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
 

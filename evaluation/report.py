@@ -6,6 +6,7 @@ import json
 from typing import Literal
 
 from ..models import EvaluationReport
+from ..sanitize import markdown_cell
 from .quality.validity import metric_validity
 
 # Shown above every report's tables (the leaderboard says the same above its own).
@@ -34,20 +35,21 @@ def render_json(report: EvaluationReport) -> str:
 
 
 def render_markdown(report: EvaluationReport) -> str:
-    title = report.survey or report.topic or "survey"
+    # the title, system, topic and notes come from the scored file: literal text, never Markdown/HTML
+    title = markdown_cell(report.survey or report.topic or "survey")
     lines = [f"# Evaluation: {title}", ""]
     if report.system or report.topic:
-        lines += [f"- system: {report.system or '-'}", f"- topic: {report.topic or '-'}", ""]
+        lines += [f"- system: {markdown_cell(report.system) or '-'}", f"- topic: {markdown_cell(report.topic) or '-'}", ""]
     lines += [VALIDITY_NOTE, ""]
     for family in _families(report):
         lines += [f"## {family}", "", "| metric | value | validity | note |", "|---|---:|---|---|"]
         for m in report.metrics:
             if m.family == family:
-                note = (m.rationale or "").replace("|", "\\|").replace("\n", " ")[:160]
+                note = markdown_cell((m.rationale or "")[:160])
                 lines.append(f"| {m.name} | {format_value(m.value)} | {metric_validity(m.name)} | {note} |")
         lines.append("")
     if report.warnings:
-        lines += ["## warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
+        lines += ["## warnings", ""] + [f"- {markdown_cell(w)}" for w in report.warnings] + [""]
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UserError
+from ..sanitize import markdown_cell
 from .validity import PACKAGE_VALIDITY, REFERENCE_COMPONENTS, HarnessRun, ReferenceScores
 from .validity_stats import concordance, spearman
 
@@ -162,7 +163,7 @@ def table4_markdown(t4: dict | None) -> list[str]:
     lines += ["", "Components constant across systems: "
               + ("; ".join(t4["constant_components"]) if t4["constant_components"] else "none."), "",
               "| discipline | system | metric | ours | paper |", "|---|---|---|---:|---:|"]
-    lines += [f"| {c['discipline']} | {c['system']} | {c['metric']} | {c['ours']:.3f} | {c['paper']:.2f} |"
+    lines += [f"| {markdown_cell(c['discipline'])} | {markdown_cell(c['system'])} | {c['metric']} | {c['ours']:.3f} | {c['paper']:.2f} |"
               for c in sorted(t4["cells"], key=lambda c: (c["metric"], c["discipline"], c["system"]))]
     return lines + [""]
 

@@ -45,6 +45,7 @@ class IngestReport(BaseModel):
     skipped_lines: list[int] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)  # why records were skipped (first few hundred)
     truncated: str | None = None  # set when the input ended early (e.g. a truncated .gz)
+    invalid_fields: int = 0  # papers kept with an identifier dropped (arXiv id, DOI, category, year)
     repaired: int = 0  # papers an earlier, interrupted ingest had left out of Chroma or the index
     embed_seconds: float = 0.0
     index_seconds: float = 0.0
@@ -188,6 +189,7 @@ class Corpus:
         report.skipped_lines = list(loaded.report.skipped_lines)
         report.reasons = list(loaded.report.reasons)
         report.truncated = loaded.report.truncated
+        report.invalid_fields = loaded.report.invalid_fields
         return report
 
     def _new_papers(self, papers: list[Paper]) -> list[Paper]:
