@@ -198,7 +198,15 @@ def generate(topic: str, *, on_progress: Progress | None = None, bench_refs: str
     bench, human_path = _existing(bench_refs, "bench refs file"), _existing(human, "human survey")
     corpus = Corpus(settings)
     if corpus.count() == 0:
-        raise UserError(f"the paper store under {settings.home} is empty: run `surveygraph corpus ingest FILE` first")
+        from .retrieval.default_data import set_up_empty_home
+
+        done = set_up_empty_home(settings, corpus, progress=False, notify=on_progress or (lambda _m: None))
+        if done is None:
+            raise UserError(f"the paper store under {settings.home} is empty and no shared data was found "
+                            "(SURVEYGRAPH_SHARED_DATA or ../shared/data): run `surveygraph corpus ingest FILE` first")
+        for line in done:
+            (on_progress or (lambda _m: None))(line)
+        corpus = Corpus(settings)
     deps = build_deps(settings, corpus=corpus, chat_models=chat_models, bench_refs=bench, human=human_path)
     deps.on_judgment = _judge_progress(on_progress)
     result = start_run(topic, deps, runs_dir=Path(out).resolve() if out else None, on_update=_node_progress(on_progress))

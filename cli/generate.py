@@ -122,12 +122,21 @@ def _announce_models(settings) -> None:
 
 
 def _open_corpus(settings):
-    """The paper store, refused early (before any model loads) when it is empty."""
+    """The paper store. An empty one is set up from the shared data when it is there (the README's
+    one-command main job); otherwise refused early, before any model loads."""
     from ..retrieval.corpus import Corpus
+    from ..retrieval.default_data import set_up_empty_home
 
     corpus = Corpus(settings)
     if corpus.count() == 0:
-        raise UserError(f"the paper store under {settings.home} is empty: run `surveygraph corpus ingest FILE` first")
+        done = set_up_empty_home(settings, corpus, progress=True,
+                                 notify=lambda m: console.print(m, highlight=False, markup=False))
+        if done is None:
+            raise UserError(f"the paper store under {settings.home} is empty and no shared data was found "
+                            "(SURVEYGRAPH_SHARED_DATA or ../shared/data): run `surveygraph corpus ingest FILE` first")
+        for line in done:
+            console.print(line, highlight=False, markup=False)
+        corpus = Corpus(settings)
     return corpus
 
 

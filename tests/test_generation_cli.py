@@ -22,10 +22,11 @@ def scripted(monkeypatch):
     return use_scripted_model(monkeypatch)
 
 
-def test_empty_store_and_bad_options_are_one_line_errors(tmp_home):
+def test_empty_store_and_bad_options_are_one_line_errors(tmp_home, monkeypatch):
+    monkeypatch.setenv("SURVEYGRAPH_SHARED_DATA", str(tmp_home.parent / "no-shared-data"))  # nothing to set up from
     runner = CliRunner()
     empty = runner.invoke(app, ["generate", TOPIC])
-    assert empty.exit_code == 2 and "corpus ingest" in empty.output
+    assert empty.exit_code == 2 and "corpus ingest" in empty.output and "no shared data" in empty.output
     bad = runner.invoke(app, ["generate", TOPIC, "--outline-demos", "sometimes"])
     assert bad.exit_code == 2 and "related, random or none" in bad.output
     rerun = runner.invoke(app, ["generate", "--rerun-section", "1.1"])
@@ -115,3 +116,41 @@ def test_generate_self_evaluation_runs_the_selected_judges(shared_data, monkeypa
     metrics = {m["name"]: m for m in json.loads((run_dir / "evaluation.json").read_text())["metrics"]}
     assert metrics["sam_o"]["value"] == 82 and metrics["sam_c.avg"]["value"] == 70
     assert json.loads((run_dir / "run.json").read_text())["human"] == str(human)
+
+
+
+def test_generate_on_an_empty_home_sets_up_the_embedded_default_from_the_shared_data(shared_data, tmp_path):
+    """The README's main job in one command: an empty data home is filled from the shared data
+    (here a 200-paper slice laid out like it), with what was done said, and the survey is written."""
+    import gzip
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.generation_helpers import rag_papers
+
+    shared = tmp_path / "shared" / "data"
+    (shared / "corpus").mkdir(parents=True)
+    with gzip.open(shared / "corpus" / "arxiv_2025_2026.jsonl.gz", "wt", encoding="utf-8") as fh:
+        for paper in rag_papers(shared_data, 200):
+            fh.write(json.dumps({"arxiv_id": paper.arxiv_id, "title": paper.title, "abstract": paper.abstract,
+                                 "authors": paper.authors, "categories": paper.categories,
+                                 "announced": f"{paper.year}-06-01"}) + "\n")
+    outlines = shared / "weaidb_surveybench" / "HumanSurvey"
+    outlines.mkdir(parents=True)
+    shutil.copy(shared_data / "weaidb_surveybench" / "HumanSurvey" / "outlines.json", outlines / "outlines.json")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SURVEYGRAPH_")}
+    env.update(SURVEYGRAPH_HOME=str(tmp_path / "home"), SURVEYGRAPH_SHARED_DATA=str(shared), HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False", SURVEYGRAPH_GENERATION__SELF_EVALUATE="false")
+    done = subprocess.run([sys.executable, "-m", "surveygraph", "generate", TOPIC, "--sections", "2",
+                           "--subsections", "1"], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = " ".join(done.stderr.split())
+    assert "is empty: setting up the embedded default from" in said
+    assert "ingested 200 papers from" in said and "ingested 20 human outlines from" in said
+    assert list((tmp_path / "home" / "runs").glob("*/survey.md"))
+    again = subprocess.run([sys.executable, "-m", "surveygraph", "generate", TOPIC, "--sections", "2",
+                            "--subsections", "1"], capture_output=True, text=True, env=env, timeout=900)
+    assert again.returncode == 0 and "setting up" not in again.stderr  # once only

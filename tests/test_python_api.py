@@ -105,7 +105,8 @@ def test_options_are_settings_fields_and_mistakes_are_user_errors(reader_folder)
         sg.generate("RAG", sectoins=2)
     with pytest.raises(sg.UserError, match="invalid setting generation.sections"):
         sg.generate("RAG", sections=0)
-    with pytest.raises(sg.UserError, match="paper store .* is empty"):
+    with pytest.MonkeyPatch.context() as patch, pytest.raises(sg.UserError, match="paper store .* is empty"):
+        patch.setenv("SURVEYGRAPH_SHARED_DATA", str(reader_folder / "no-shared-data"))
         sg.generate("RAG", home=str(reader_folder / "empty-home"))
     with pytest.raises(sg.UserError, match="survey not found"):
         sg.evaluate("no-such-file.md")
