@@ -101,8 +101,10 @@ def retrieve_candidates(queries: list[str], task: dict, deps: GenerationDeps) ->
     return sorted(best.values(), key=lambda h: (-h.score, h.paper.paper_id))
 
 
-def choose_papers(candidates: list[ScoredPaper], deps: GenerationDeps) -> list[ScoredPaper]:
-    k = deps.settings.generation.papers_per_subsection
+def choose_papers(candidates: list[ScoredPaper], deps: GenerationDeps, k: int | None = None) -> list[ScoredPaper]:
+    k = deps.settings.generation.papers_per_subsection if k is None else k
+    if k <= 0:
+        return []
     if deps.settings.generation.tre:
         from ..retrieval.tre import temporal_rerank
 
@@ -110,16 +112,41 @@ def choose_papers(candidates: list[ScoredPaper], deps: GenerationDeps) -> list[S
     return candidates[:k]
 
 
+def placed_papers(task: dict, deps: GenerationDeps) -> list[ScoredPaper]:
+    """The papers the outline placed under this subsection (its heading was named from them), most
+    central first, when retrieval is memory-scoped (MR). Reading them first keeps what is written
+    under a heading about that heading: re-retrieving by the heading's words alone put papers on
+    other domains under "Medicine and Healthcare" or "Culture and Science"."""
+    ids = list(task["subsection"].get("paper_ids") or [])
+    if not ids or not deps.settings.generation.memory_retrieval or not task.get("memory"):
+        return []
+    memory = set(task["memory"])
+    return [ScoredPaper(paper=p, score=1.0, ranks={"placed": i}) for i, p in
+            enumerate(deps.corpus.get([pid for pid in ids if pid in memory]), 1)]
+
+
 def read_subsection(task: dict, deps: GenerationDeps) -> dict:
-    """One SANA pass; records the sub-queries and the papers chosen for the writer."""
+    """One SANA pass; records the sub-queries and the papers chosen for the writer. With MR the
+    subsection reads the papers its outline entry was built from (see ``placed_papers``)."""
     queries, records = make_subqueries(task, deps)
-    candidates = retrieve_candidates(queries, task, deps)
-    chosen = choose_papers(candidates, deps)
+    k = deps.settings.generation.papers_per_subsection
+    placed = placed_papers(task, deps)
+    if len(placed) >= k:
+        # enough placed papers: MR's scope narrows to them (M_ij); MS and TRE choose among them
+        candidates = retrieve_candidates(queries, {**task, "memory": [h.paper.paper_id for h in placed]}, deps)
+        chosen = choose_papers(candidates, deps)
+        have = {h.paper.paper_id for h in chosen}  # a query that matches few of them: the rest in order
+        chosen += [h for h in placed if h.paper.paper_id not in have][: max(0, k - len(chosen))]
+    else:  # too few: all of them, and the rest of K retrieved from M as before
+        candidates = retrieve_candidates(queries, task, deps)
+        taken = {h.paper.paper_id for h in placed}
+        chosen = placed + choose_papers([h for h in candidates if h.paper.paper_id not in taken], deps, k - len(placed))
     sid = task["subsection"]["id"]
     reading = {
         "subqueries": queries,
         "candidates": len(candidates),
         "paper_ids": [h.paper.paper_id for h in chosen],
+        "placed": sum(1 for h in chosen if h.paper.paper_id in {p.paper.paper_id for p in placed}),
         "scope": "memory" if deps.settings.generation.memory_retrieval and task["memory"] else "store",
     }
     update = {

@@ -154,3 +154,25 @@ def test_generate_on_an_empty_home_sets_up_the_embedded_default_from_the_shared_
     again = subprocess.run([sys.executable, "-m", "surveygraph", "generate", TOPIC, "--sections", "2",
                             "--subsections", "1"], capture_output=True, text=True, env=env, timeout=900)
     assert again.returncode == 0 and "setting up" not in again.stderr  # once only
+
+
+def test_each_subsection_reads_the_papers_its_heading_was_named_from(shared_data, tmp_path):
+    """With MR, a subsection whose outline entry holds at least K placed papers reads among them
+    (MS and TRE choose within M_ij); re-retrieving by the heading's words put other domains'
+    papers under "Medicine and Healthcare" (issue 17's final reading)."""
+    import surveygraph as sg
+
+    run = sg.generate(TOPIC, home=str(corpus_home(shared_data)), out=str(tmp_path), sections=2, subsections=2,
+                      self_evaluate=False)
+    state, k = run.state, 8
+    checked = 0
+    for section in state["outline"]:
+        for sub in section["subsections"]:
+            placed, read = set(sub.get("paper_ids") or []), state["readings"][sub["id"]]
+            if len(placed) >= k:
+                assert set(read["paper_ids"]) <= placed, (sub["title"], read["paper_ids"])
+                assert read["placed"] == len(read["paper_ids"])
+                checked += 1
+            elif placed:
+                assert placed <= set(read["paper_ids"]), sub["title"]  # all of them, then retrieval
+    assert checked >= 1
