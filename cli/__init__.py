@@ -36,7 +36,8 @@ def _global_options(
     ctx: typer.Context,
     home: Optional[Path] = typer.Option(
         None, "--home", envvar="SURVEYGRAPH_HOME",
-        help="Data home holding stores, caches and runs (now: "
+        # the default in effect: SURVEYGRAPH_HOME when set, else the per-user data dir
+        help="Data home holding stores, caches and runs (default: "
              f"{os.environ.get('SURVEYGRAPH_HOME') or default_home()}).",
     ),
     config: Optional[Path] = typer.Option(

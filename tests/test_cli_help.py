@@ -25,7 +25,7 @@ def test_flags_show_no_type_and_options_with_values_keep_theirs():
 
 def test_home_help_names_the_home_in_effect(tmp_path):
     text = _help(SURVEYGRAPH_HOME=str(tmp_path / "team-home"))
-    assert f"(now: {tmp_path / 'team-home'})" in " ".join(text.split()).replace("│ ", "")
+    assert f"(default: {tmp_path / 'team-home'})" in " ".join(text.split()).replace("│ ", "")
 
 
 def test_the_first_eta_comes_from_the_last_runs_measured_step_costs(tmp_path):
