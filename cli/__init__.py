@@ -77,3 +77,11 @@ def main() -> None:
     except KeyboardInterrupt:
         console.print("interrupted")
         sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - only a read-only home becomes one line; the rest re-raise
+        from .common import read_only_failure
+
+        if not read_only_failure(exc):
+            raise
+        console.print(f"[bold red]error:[/] the data home cannot be written ({plain(exc)[:200]}): pass a writable "
+                      "--home (or SURVEYGRAPH_HOME)", highlight=False, soft_wrap=True)
+        sys.exit(2)

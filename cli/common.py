@@ -41,6 +41,31 @@ console = Console(stderr=True, emoji=False)
 out = Console(emoji=False)  # results (tables, JSON) go to stdout; progress and messages to stderr
 
 
+def require_writable_home(settings: Settings, action: str) -> None:
+    """Refuse, in one line, a command that must write into a read-only data home (before any store
+    opens: embedded Chroma and SQLite would fail later with "attempt to write a readonly database")."""
+    from ..retrieval.locking import home_is_writable
+
+    if not home_is_writable(settings.home):
+        raise UserError(f"the data home {settings.home} is read-only, and {action} writes to it: pass a writable "
+                        "--home (or SURVEYGRAPH_HOME); searching a read-only home works")
+
+
+def read_only_failure(exc: BaseException) -> bool:
+    """An error raised because the data home cannot be written (the up-front check can miss a home
+    that turns read-only, or a store file that is)."""
+    import errno
+
+    seen = 0
+    while exc is not None and seen < 5:
+        if "readonly database" in str(exc) or "read-only file system" in str(exc).lower():
+            return True
+        if isinstance(exc, OSError) and exc.errno == errno.EROFS:
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def progress_bar(*, percent: bool = False, **kwargs: Any):
     """The progress bar every command uses: description, bar, n/total, elapsed and ETA. Written to a
     log or pipe (no terminal to draw on), it prints a line "n/total done, elapsed, ETA" every 5%.

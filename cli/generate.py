@@ -13,7 +13,7 @@ from ..errors import EXIT_OK, NetworkUnavailable, UserError
 from ..sanitize import check_topic
 from ..settings import GenerationSettings, LLMSettings
 from .common import (JUDGE_LLM_HELP, console, fail, get_settings, out, plain, progress_bar, quiet_third_party,
-                     split_list)
+                     split_list, require_writable_home)
 
 
 def _default(model, name: str):
@@ -127,6 +127,7 @@ def _open_corpus(settings):
     from ..retrieval.corpus import Corpus
     from ..retrieval.default_data import set_up_empty_home
 
+    require_writable_home(settings, "generate")  # runs, caches and the store's Chroma client
     corpus = Corpus(settings)
     if corpus.count() == 0:
         done = set_up_empty_home(settings, corpus, progress=True,

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from ..errors import UserError
-from .common import console, fail, get_settings, out
+from .common import console, fail, get_settings, out, require_writable_home
 
 
 def ingest(
@@ -21,7 +21,9 @@ def ingest(
     try:
         from ..retrieval.outlines import OutlineStore
 
-        store = OutlineStore(get_settings(ctx))
+        settings = get_settings(ctx)
+        require_writable_home(settings, "outlines ingest")
+        store = OutlineStore(settings)
         if rebuild:
             store.reset()
         with console.status(f"reading and embedding outlines from {path} ..."):

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def _help(*args: str, **env: str) -> str:
     environ = {**os.environ, "COLUMNS": "160", **env}
@@ -45,3 +47,49 @@ def test_the_first_eta_comes_from_the_last_runs_measured_step_costs(tmp_path):
     assert costs["read_subsection"] == 2.0 and costs["write_subsection"] == 10.0  # per subsection
     assert costs["write_frame"] == 4.0 and costs["self_evaluate"] == 0.01  # at least a sliver
     assert set(costs) == {*PER_SUBSECTION, *CLOSING}
+
+
+def test_a_read_only_data_home_is_one_line_for_commands_that_write(tmp_path):
+    """Issue 20: `generate` and `outlines ingest` on a read-only home printed Chroma's traceback
+    ("attempt to write a readonly database"). A read-only bind mount makes the home read-only
+    even for root; where mounting is not allowed the test says so and skips."""
+    import shutil
+    import subprocess
+
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    source, home = tmp_path / "source", tmp_path / "home"
+    (source / "store").mkdir(parents=True)
+    home.mkdir()
+    if subprocess.run(["mount", "--bind", str(source), str(home)], capture_output=True).returncode != 0:
+        pytest.skip("bind mounts are not permitted here (needs root with CAP_SYS_ADMIN)")
+    try:
+        if subprocess.run(["mount", "-o", "remount,bind,ro", str(home)], capture_output=True).returncode != 0:
+            pytest.skip("read-only remount not permitted here")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SURVEYGRAPH_")}
+        env.update(SURVEYGRAPH_HOME=str(home), SURVEYGRAPH_SHARED_DATA=str(tmp_path / "none"))
+        for args, action in ((["generate", "Graph Neural Networks"], "generate"),
+                             (["outlines", "ingest", str(tmp_path)], "outlines ingest")):
+            done = subprocess.run([sys.executable, "-m", "surveygraph", *args], capture_output=True, text=True,
+                                  env=env, timeout=300)
+            assert done.returncode == 2, done.stderr[-2000:]
+            assert f"is read-only, and {action} writes to it" in " ".join(done.stderr.split())
+            assert "Traceback" not in done.stderr
+    finally:
+        subprocess.run(["umount", str(home)], capture_output=True)
+
+
+def test_read_only_failures_are_recognised_through_their_causes():
+    import errno
+
+    from surveygraph.cli.common import read_only_failure
+
+    try:
+        try:
+            raise RuntimeError("error returned from database: (code: 8) attempt to write a readonly database")
+        except RuntimeError as inner:
+            raise ValueError("opening the store failed") from inner
+    except ValueError as outer:
+        assert read_only_failure(outer)
+    assert read_only_failure(OSError(errno.EROFS, "Read-only file system"))
+    assert not read_only_failure(ValueError("something else"))
