@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -14,6 +13,7 @@ from ..sanitize import check_topic
 from ..settings import GenerationSettings, LLMSettings
 from .common import (JUDGE_LLM_HELP, console, fail, get_settings, out, plain, progress_bar, quiet_third_party,
                      split_list, require_writable_home)
+from .run_progress import RUN_BAR, advance_bar, measured_step_costs
 
 
 def _default(model, name: str):
@@ -52,51 +52,8 @@ def describe_update(node: str, update: dict) -> str | None:
     return None
 
 
-_BAR: dict = {}  # the live progress bar of the run in progress (set up by _run_graph)
-PER_SUBSECTION = ("read_subsection", "write_subsection")
-CLOSING = ("polish_sections", "illustrate", "write_frame", "export_survey", "self_evaluate")
-
-
-def measured_step_costs(runs_dir: Path) -> dict[str, float]:
-    """Seconds per step from the newest finished run of this data home (its manifest's timings):
-    a read and a write per subsection, and each closing step once. Equal weights when there is none
-    yet. The bar counts these expected seconds, so its first ETA is not planning time multiplied by
-    the number of steps (it read 4,766 s for a 7-minute run)."""
-    costs = dict.fromkeys((*PER_SUBSECTION, *CLOSING), 1.0)
-    manifests = sorted(Path(runs_dir).glob("*/manifest.json"), key=lambda p: p.stat().st_mtime, reverse=True) \
-        if Path(runs_dir).is_dir() else []
-    for path in manifests[:10]:
-        try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-            timings, n = manifest.get("timings_s") or {}, len(manifest.get("subsection_status") or {})
-        except (OSError, ValueError):
-            continue
-        if n and all(timings.get(step) is not None for step in (*PER_SUBSECTION, *CLOSING)):
-            # a step that took no measurable time still moves the bar a little
-            floor = 0.01
-            costs = {step: max(floor, timings[step] / n) for step in PER_SUBSECTION}
-            costs.update({step: max(floor, timings[step]) for step in CLOSING})
-            break
-    return costs
-
-
-def _advance(node: str, update: dict) -> None:
-    """Move the bar by the step's expected seconds; its total is known once the outline is, and the
-    clock restarts there (planning time says nothing about the rate of the steps after it)."""
-    bar = _BAR.get("bar")
-    if bar is None:
-        return
-    costs = _BAR.get("costs") or {}
-    if node == "plan_subsections" and update.get("outline"):
-        n = sum(len(s["subsections"]) for s in update["outline"])
-        total = n * sum(costs.get(step, 1.0) for step in PER_SUBSECTION) + sum(costs.get(s, 1.0) for s in CLOSING)
-        bar.reset(_BAR["task"], total=total)
-    if node in costs:
-        bar.advance(_BAR["task"], costs[node])
-
-
 def _printer(node: str, update: dict) -> None:
-    _advance(node, update)
+    advance_bar(node, update)
     line = describe_update(node, update)
     if line:
         console.print(f"[dim]•[/] {plain(line)}", highlight=False)  # titles are model output
@@ -197,11 +154,11 @@ def _run_graph(call, settings=None):
     try:
         with progress_bar(transient=True, percent=True) as bar:  # drawn on terminals only; lines print above it
             costs = measured_step_costs(settings.runs_dir if settings is not None else Path("/nonexistent"))
-            _BAR.update(bar=bar, task=bar.add_task("generating", total=None), costs=costs)
+            RUN_BAR.update(bar=bar, task=bar.add_task("generating", total=None), costs=costs)
             try:
                 return call()
             finally:
-                _BAR.clear()
+                RUN_BAR.clear()
     except NetworkUnavailable as exc:  # the server went away mid-run: resumable once it is back
         console.print(f"[bold red]error:[/] {plain(exc)}", highlight=False, soft_wrap=True)
         run_dir = getattr(exc, "run_dir", None)

@@ -34,7 +34,7 @@ def test_the_first_eta_comes_from_the_last_runs_measured_step_costs(tmp_path):
     """The bar counts expected seconds per step, taken from the newest finished run's manifest."""
     import json
 
-    from surveygraph.cli.generate import CLOSING, PER_SUBSECTION, measured_step_costs
+    from surveygraph.cli.run_progress import CLOSING, PER_SUBSECTION, measured_step_costs
 
     assert set(measured_step_costs(tmp_path / "none").values()) == {1.0}  # no run yet: equal weights
     run = tmp_path / "runs" / "a-run"
