@@ -142,11 +142,12 @@ def read_subsection(task: dict, deps: GenerationDeps) -> dict:
         taken = {h.paper.paper_id for h in placed}
         chosen = placed + choose_papers([h for h in candidates if h.paper.paper_id not in taken], deps, k - len(placed))
     sid = task["subsection"]["id"]
+    placed_ids = {h.paper.paper_id for h in placed}
     reading = {
         "subqueries": queries,
         "candidates": len(candidates),
         "paper_ids": [h.paper.paper_id for h in chosen],
-        "placed": sum(1 for h in chosen if h.paper.paper_id in {p.paper.paper_id for p in placed}),
+        "placed": sum(1 for h in chosen if h.paper.paper_id in placed_ids),
         "scope": "memory" if deps.settings.generation.memory_retrieval and task["memory"] else "store",
     }
     update = {
