@@ -51,6 +51,16 @@ class StoreSettings(BaseModel):
     # The outline DB is small (one entry per human survey) and searched with paraphrased topics,
     # so it keeps the contextual MiniLM whatever encoder the paper index uses.
     outline_embedding_model: str = "minilm"
+    # The search index (retrieval/snapshot.py, docs/corpus.md "Scale"). An ingest embeds and
+    # indexes this many papers at a time: its memory is bounded by the batch, not the corpus.
+    ingest_batch: int = Field(20_000, ge=100)
+    # Segments of at least ann_min_rows papers answer dense queries through an IVF index that
+    # scans ann_nprobe of its sqrt(rows) lists (recall@100 vs exact in benchmarks/scale_bench.py).
+    ann_min_rows: int = Field(100_000, ge=1)
+    ann_nprobe: int = Field(24, ge=1)
+    # merge_factor segments of one size tier are merged into one, up to max_segment_rows papers.
+    merge_factor: int = Field(8, ge=2)
+    max_segment_rows: int = Field(250_000, ge=100)
 
 
 class RetrievalSettings(BaseModel):
@@ -90,6 +100,10 @@ class LLMSettings(BaseModel):
 
 
 class GenerationSettings(BaseModel):
+    # Where runs keep their LangGraph checkpoints: None = checkpoints.sqlite in the run directory;
+    # a postgresql:// URL = that database (langgraph-checkpoint-postgres), so a run can be resumed
+    # by a worker on another machine (graphs/batch.py, docs/generation.md "Many workers").
+    checkpointer: str | None = None
     sections: int = Field(5, ge=1)
     subsections: int = Field(3, ge=1)  # per section
     outline_candidates: int = Field(300, ge=10)  # |P_R|: candidates judged for memory M

@@ -58,9 +58,9 @@ def _global_options(
 def _register_all() -> None:
     # Imported here, not at module top, so `surveygraph --help` stays fast: each module keeps
     # its heavy imports (torch, chromadb, llama.cpp) inside its command functions.
-    from . import corpus, doctor, evaluate, generate, judges, validate
+    from . import batch, corpus, doctor, evaluate, generate, judges, validate
 
-    for module in (corpus, generate, evaluate, judges, validate, doctor):
+    for module in (corpus, generate, batch, evaluate, judges, validate, doctor):
         module.register(app)
 
 

@@ -264,6 +264,9 @@ def register(app: typer.Typer) -> None:
                                    "and 4 paragraphs per subsection, for API models); --sections etc. still win."),
         pdf: bool = typer.Option(False, "--pdf", help="Also compile survey.tex to survey.pdf (needs lualatex, "
                                                       "xelatex or pdflatex; says so when none is installed)."),
+        checkpointer: Optional[str] = typer.Option(
+            None, "--checkpointer", help="postgresql:// URL to keep the run's checkpoints in (default: "
+                                         "checkpoints.sqlite in the run directory); any machine can then --resume it."),
     ) -> None:
         """Write a survey on TOPIC: plan -> read -> write -> polish -> self-evaluation."""
         quiet_third_party()
@@ -283,6 +286,8 @@ def register(app: typer.Typer) -> None:
             base = get_settings(ctx)
             run_dir = find_run(resume, out_dir or base.runs_dir)
             settings = run_settings(run_dir, secrets_from=base, **roles)
+            if checkpointer is not None:
+                settings.generation.checkpointer = checkpointer
             if max_tokens is not None:
                 settings.llm.max_tokens = max_tokens
             if judge_names is not None:
@@ -317,7 +322,7 @@ def register(app: typer.Typer) -> None:
             "generation.memory_retrieval": False if no_mr else None,
             "generation.tre": False if no_tre else None,
             "generation.polish": False if no_polish else None,
-            "evaluation.judges": judge_names,
+            "evaluation.judges": judge_names, "generation.checkpointer": checkpointer,
         })
         corpus = _open_corpus(settings)
         _announce_models(settings)

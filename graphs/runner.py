@@ -17,8 +17,10 @@ from typing import Any, Callable, Iterator
 from ..agents.deps import GenerationDeps
 from ..agents.exporter import manifest, new_run_dir, write_json
 from ..errors import UserError
-from ..sanitize import check_topic, is_redacted, redact
+from ..retrieval.locking import crash_point
+from ..sanitize import check_topic, is_redacted, redact, redact_text
 from ..settings import Settings
+from .checkpoint_serde import PaperRefSerializer
 from .generation import build_generation_graph
 
 UpdateCallback = Callable[[str, dict], None]
@@ -71,12 +73,41 @@ def build_deps(settings: Settings, *, chat_models: dict | None = None, corpus: A
 
 
 @contextmanager
-def _checkpointer(run_dir: Path) -> Iterator[Any]:
+def _checkpointer(run_dir: Path, deps: GenerationDeps) -> Iterator[Any]:
+    """SQLite in the run directory, or the PostgreSQL database of ``generation.checkpointer``;
+    papers the store holds are checkpointed by id (checkpoint_serde.py)."""
+    serde = PaperRefSerializer(deps.corpus)
+    url = deps.settings.generation.checkpointer
+    if url:
+        yield from _postgres_checkpointer(url, serde)
+        return
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     conn = sqlite3.connect(run_dir / CHECKPOINTS, check_same_thread=False)
     try:
-        yield SqliteSaver(conn)
+        yield SqliteSaver(conn, serde=serde)
+    finally:
+        conn.close()
+
+
+def _postgres_checkpointer(url: str, serde: Any) -> Iterator[Any]:
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise UserError(f"generation.checkpointer must be a postgresql:// URL, not {redact_text(url)!r}")
+    try:
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.rows import dict_row
+    except ImportError:
+        raise UserError("a postgresql:// checkpointer needs pip install 'surveygraph[postgres]'") from None
+    try:  # the connection PostgresSaver.from_conn_string makes, with our serializer
+        conn = psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+    except psycopg.OperationalError as exc:
+        raise UserError(f"cannot reach the checkpoint database {redact_text(url)}: "
+                        f"{redact_text(str(exc)).strip().splitlines()[-1]}") from None
+    try:
+        saver = PostgresSaver(conn, serde=serde)
+        saver.setup()  # creates or migrates LangGraph's tables; idempotent
+        yield saver
     finally:
         conn.close()
 
@@ -91,6 +122,7 @@ def _stream(graph: Any, graph_input: dict | None, config: dict, on_update: Updat
         for node, update in chunk.items():
             if on_update is not None and not node.startswith("__"):
                 on_update(node, update or {})
+            crash_point(f"after-{node}")  # fault-injection tests: a worker killed after a checkpointed step
 
 
 def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
@@ -100,7 +132,7 @@ def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
     # Calls of earlier sessions of this run (before a crash) count in the manifest and the budget.
     earlier = deps.clients.meter.attach_journal(run_dir / LLM_CALLS)
     deps.clients.budget.add(sum(e["input_tokens"] + e["output_tokens"] for e in earlier if not e.get("cached")))
-    with _checkpointer(run_dir) as saver:
+    with _checkpointer(run_dir, deps) as saver:
         graph = build_generation_graph(deps, checkpointer=saver)
         try:
             _stream(graph, graph_input, config, on_update)
@@ -129,11 +161,21 @@ def _write_run_record(run_dir: Path, topic: str, deps: GenerationDeps, **extra: 
 
 
 def start_run(topic: str, deps: GenerationDeps, *, runs_dir: Path | None = None,
-              on_update: UpdateCallback | None = None) -> RunResult:
-    """A new run of the whole graph for ``topic``."""
+              on_update: UpdateCallback | None = None,
+              on_created: Callable[[Path], None] | None = None) -> RunResult:
+    """A new run of the whole graph for ``topic``; ``on_created`` sees the run directory (with
+    its run.json) before the graph starts (a batch worker records it so another can resume)."""
     topic = check_topic(topic)  # empty, absurd or pasted topics: a clear UserError
     run_dir = new_run_dir(Path(runs_dir or deps.settings.runs_dir), topic)
     _write_run_record(run_dir, topic, deps)
+    if on_created is not None:
+        on_created(run_dir)
+    return start_graph(run_dir, deps, on_update=on_update)
+
+
+def start_graph(run_dir: Path, deps: GenerationDeps, *, on_update: UpdateCallback | None = None) -> RunResult:
+    """Run the graph from its start on an existing run directory."""
+    topic = run_record(run_dir)["topic"]
     graph_input = {"topic": topic, "run_id": run_dir.name, "run_dir": str(run_dir)}
     return _execute(deps, run_dir, graph_input, on_update)
 
@@ -141,9 +183,16 @@ def start_run(topic: str, deps: GenerationDeps, *, runs_dir: Path | None = None,
 def find_run(ref: str, runs_dir: Path) -> Path:
     """A run directory from its id (under runs_dir) or its path."""
     for candidate in (Path(ref), Path(runs_dir) / ref):
-        if (candidate / "run.json").is_file() and (candidate / CHECKPOINTS).is_file():
+        if (candidate / "run.json").is_file() and ((candidate / CHECKPOINTS).is_file() or _external_checkpoints(candidate)):
             return candidate.resolve()
     raise UserError(f"no run '{ref}' found (looked for {Path(runs_dir) / ref}/run.json)")
+
+
+def _external_checkpoints(run_dir: Path) -> bool:
+    try:
+        return bool(run_record(run_dir)["settings"]["generation"].get("checkpointer"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def run_record(run_dir: Path) -> dict:
@@ -183,7 +232,7 @@ def restore_redacted(data: dict, current: Settings | None) -> dict:
 
 
 def _saved_state(run_dir: Path, deps: GenerationDeps) -> tuple[dict, tuple]:
-    with _checkpointer(run_dir) as saver:
+    with _checkpointer(run_dir, deps) as saver:
         graph = build_generation_graph(deps, checkpointer=saver)
         snapshot = graph.get_state(_config(run_dir.name, deps.settings))
     return dict(snapshot.values), tuple(snapshot.next)

@@ -1,30 +1,33 @@
-"""A persisted BM25 index over title + abstract.
+"""BM25 over title + abstract, split into immutable segments that share corpus-wide statistics.
 
-rank-bm25's ``BM25Okapi`` computes the statistics (idf with its epsilon floor, document lengths,
-average length); scoring it with ``get_scores`` walks every document in Python per query term
-(~tens of ms per term at 75k papers), so the Okapi term weights are precomputed once into a
-sparse document x term matrix and a query is a sparse column sum. The scores equal
-``BM25Okapi.get_scores`` (a test checks it).
+The scores are rank-bm25's ``BM25Okapi.get_scores`` over the whole corpus (k1 = 1.5, b = 0.75,
+idf = ln(N - df + 0.5) - ln(df + 0.5), negative idfs floored at 0.25 x the mean idf; a test checks
+equality), but nothing is precomputed that depends on the whole corpus: a segment stores only
+term frequencies and document lengths (``SegmentPostings``), and a generation stores the
+document frequency of every term (``TermStats``). Adding papers writes one new segment and
+merges its document frequencies in; the old design rebuilt a precomputed weight matrix of the
+whole corpus on every add (unpickling every tokenised paper: 3.1 GB at 300k papers).
 
-On disk (one directory of an index generation, see ``snapshot.py``): ``index.pkl`` (ids,
-vocabulary, years, categories, normalised titles) and ``weights.npz`` load fast for search;
-``tokens.pkl`` (the tokenised corpus) is read only when papers are added, because idf changes with
-every addition and the weights are rebuilt. The files are written once into a fresh directory and
-never changed: publishing a new generation is one rename (``snapshot.publish``).
+Terms are stored as 64-bit hashes (blake2b): at 3M papers the vocabulary has millions of terms,
+and an array of hashes is mmap-able and 8 bytes a term, where a Python dict of strings is not.
+A collision between two of a few million terms has a probability of ~1e-7.
 
-Ties are broken by paper id, so a ranking does not depend on the order rows were added in.
+Ties are broken by paper id, so a ranking does not depend on row or segment order.
 """
 
 from __future__ import annotations
 
-import os
-import pickle
+import hashlib
 import re
-from collections.abc import Collection, Sequence
-from pathlib import Path
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
-from scipy import sparse
+
+K1, B, EPSILON = 1.5, 0.75, 0.25  # rank-bm25's BM25Okapi defaults
+EMPTY_DOCUMENT = ["\0"]  # rank-bm25 divides by corpus and vocabulary size: an empty paper gets one token
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
@@ -46,160 +49,134 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-class BM25Index:
-    """Document rows in insertion order; ``ids[i]`` is the paper id of row i."""
+@lru_cache(maxsize=1 << 20)
+def term_hash(term: str) -> int:
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
-    def __init__(self, directory: Path):
-        self.directory = directory
-        self.ids: list[str] = []
-        self.vocab: dict[str, int] = {}
-        self.years = np.zeros(0, dtype=np.int32)  # 0 = unknown
-        self.categories: list[tuple[str, ...]] = []
-        self.titles: list[str] = []  # normalised titles, for duplicate detection on ingest
-        self._weights = sparse.csc_matrix((0, 0), dtype=np.float32)
-        self._row_of: dict[str, int] = {}
-        self._category_rows: dict[str, np.ndarray] | None = None
 
-    # --- persistence --------------------------------------------------------------------
-    @classmethod
-    def load(cls, directory: Path) -> "BM25Index":
-        index = cls(directory)
-        meta_path = directory / "index.pkl"
-        if meta_path.is_file():
-            with meta_path.open("rb") as fh:
-                meta = pickle.load(fh)
-            index.ids, index.vocab = meta["ids"], meta["vocab"]
-            index.years, index.categories, index.titles = meta["years"], meta["categories"], meta["titles"]
-            index._weights = sparse.load_npz(directory / "weights.npz").tocsc()
-            index._row_of = {pid: i for i, pid in enumerate(index.ids)}
-        return index
+def query_terms(query: str) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted unique term hashes, how often each occurs in the query)."""
+    counts = Counter(term_hash(t) for t in tokenize(query))
+    terms = np.array(sorted(counts), dtype=np.uint64)
+    return terms, np.array([counts[int(t)] for t in terms], dtype=np.float64)
 
-    def write(self, directory: Path, tokens: list[list[str]]) -> None:
-        """Write the three files into ``directory`` (fresh, not yet published) and fsync them."""
-        directory.mkdir(parents=True, exist_ok=True)
-        meta = {"ids": self.ids, "vocab": self.vocab, "years": self.years,
-                "categories": self.categories, "titles": self.titles}
-        for name, dump in (("index.pkl", lambda fh: pickle.dump(meta, fh, protocol=5)),
-                           # uncompressed: loads without conversion
-                           ("weights.npz", lambda fh: sparse.save_npz(fh, self._weights.tocsc(), compressed=False)),
-                           ("tokens.pkl", lambda fh: pickle.dump(tokens, fh, protocol=5))):
-            with (directory / name).open("wb") as fh:
-                dump(fh)
-                fh.flush()
-                os.fsync(fh.fileno())
 
-    def load_tokens(self) -> list[list[str]]:
-        path = self.directory / "tokens.pkl"
-        if not path.is_file():
-            return []
-        with path.open("rb") as fh:
-            return pickle.load(fh)
+@dataclass
+class SegmentPostings:
+    """Term frequencies of one segment: for term ``terms[i]``, documents ``rows[ptr[i]:ptr[i+1]]``
+    (local rows) with frequencies ``tf[ptr[i]:ptr[i+1]]``; ``doc_len`` per row."""
 
-    # --- building -----------------------------------------------------------------------
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __contains__(self, paper_id: str) -> bool:
-        return paper_id in self._row_of
+    terms: np.ndarray  # uint64, sorted, unique
+    ptr: np.ndarray  # int64, len(terms) + 1
+    rows: np.ndarray  # int32
+    tf: np.ndarray  # uint16 (capped)
+    doc_len: np.ndarray  # int32
 
     @classmethod
-    def build(cls, directory: Path, ids: Sequence[str], tokens: list[list[str]], years: Sequence[int | None],
-              categories: Sequence[Sequence[str]], titles: Sequence[str]) -> "BM25Index":
-        """An index over tokenised documents (weights computed over all of them); not yet written."""
-        index = cls(directory)
-        index.ids = list(ids)
-        index.years = np.array([y or 0 for y in years], dtype=np.int32)
-        index.categories = [tuple(c) for c in categories]
-        index.titles = list(titles)
-        index._row_of = {pid: i for i, pid in enumerate(index.ids)}
-        index._build(tokens)
-        return index
+    def build(cls, tokens: Sequence[Sequence[str]]) -> "SegmentPostings":
+        term_list: list[int] = []
+        row_list: list[int] = []
+        tf_list: list[int] = []
+        doc_len = np.zeros(len(tokens), dtype=np.int32)
+        for row, doc in enumerate(tokens):
+            doc = doc or EMPTY_DOCUMENT
+            doc_len[row] = len(doc)
+            for term, freq in Counter(doc).items():
+                term_list.append(term_hash(term))
+                row_list.append(row)
+                tf_list.append(freq)
+        return cls.from_triples(np.array(term_list, dtype=np.uint64), np.array(row_list, dtype=np.int32),
+                                np.minimum(np.array(tf_list, dtype=np.int64), 65535).astype(np.uint16), doc_len)
 
-    def _build(self, tokens: list[list[str]]) -> None:
-        from rank_bm25 import BM25Okapi
+    @classmethod
+    def from_triples(cls, terms: np.ndarray, rows: np.ndarray, tf: np.ndarray,
+                     doc_len: np.ndarray) -> "SegmentPostings":
+        order = np.lexsort((rows, terms))
+        terms, rows, tf = terms[order], rows[order], tf[order]
+        unique, starts = np.unique(terms, return_index=True)
+        ptr = np.append(starts, len(terms)).astype(np.int64)
+        return cls(unique.astype(np.uint64), ptr, rows.astype(np.int32), tf.astype(np.uint16), doc_len)
 
-        if not tokens:  # rank-bm25 cannot average over zero documents
-            self.vocab, self._weights = {}, sparse.csc_matrix((0, 0), dtype=np.float32)
-            return
-        # rank-bm25 divides by the corpus size and the vocabulary size; give it one token.
-        okapi = BM25Okapi([doc or ["\0"] for doc in tokens])
-        self.vocab = {term: i for i, term in enumerate(okapi.idf)}
-        idf = np.array([okapi.idf[t] for t in self.vocab], dtype=np.float64)
-        norm = okapi.k1 * (1 - okapi.b + okapi.b * np.asarray(okapi.doc_len, dtype=np.float64) / okapi.avgdl)
-        rows, cols, tfs = [], [], []
-        for row, freqs in enumerate(okapi.doc_freqs):
-            rows.extend([row] * len(freqs))
-            cols.extend(self.vocab[t] for t in freqs)
-            tfs.extend(freqs.values())
-        rows_a, cols_a = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
-        tf = np.asarray(tfs, dtype=np.float64)
-        weights = idf[cols_a] * tf * (okapi.k1 + 1) / (tf + norm[rows_a])
-        self._weights = sparse.csc_matrix(
-            (weights.astype(np.float32), (rows_a, cols_a)), shape=(len(tokens), len(self.vocab))
-        )
+    def document_frequency(self) -> np.ndarray:
+        return np.diff(self.ptr)
 
-    def document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
-        """Documents containing each (tokenised) term; 0 for terms the index never saw."""
-        weights = self._weights.tocsc() if not sparse.isspmatrix_csc(self._weights) else self._weights
-        counts = {}
-        for term in terms:
-            col = self.vocab.get(term)
-            counts[term] = 0 if col is None else int(weights.indptr[col + 1] - weights.indptr[col])
-        return counts
+    def triples(self, row_offset: int = 0, keep_rows: np.ndarray | None = None):
+        """(term, row + offset, tf) of every posting; ``keep_rows`` maps old local rows to new ones
+        (-1 = dropped) when a segment is rewritten without some papers."""
+        terms = np.repeat(self.terms, np.diff(self.ptr))
+        rows, tf = np.asarray(self.rows), np.asarray(self.tf)
+        if keep_rows is not None:
+            new_rows = keep_rows[rows]
+            kept = new_rows >= 0
+            return terms[kept], (new_rows[kept] + row_offset).astype(np.int32), tf[kept]
+        return terms, (rows + row_offset).astype(np.int32), tf
 
-    # --- searching ----------------------------------------------------------------------
-    def row(self, paper_id: str) -> int | None:
-        return self._row_of.get(paper_id)
+    def scores(self, q_terms: np.ndarray, weights: np.ndarray, avgdl: float) -> np.ndarray:
+        """BM25 of every row: sum over query terms of weight (= idf x query count) x the Okapi tf part."""
+        scores = np.zeros(len(self.doc_len), dtype=np.float64)
+        if len(self.terms) == 0 or len(q_terms) == 0:
+            return scores
+        positions = np.searchsorted(self.terms, q_terms)
+        for term, term_pos, weight in zip(q_terms, positions, weights):
+            if term_pos >= len(self.terms) or self.terms[term_pos] != term or weight == 0:
+                continue
+            lo, hi = int(self.ptr[term_pos]), int(self.ptr[term_pos + 1])
+            rows = np.asarray(self.rows[lo:hi])
+            tf = np.asarray(self.tf[lo:hi], dtype=np.float64)
+            norm = K1 * (1 - B + B * np.asarray(self.doc_len[rows], dtype=np.float64) / avgdl)
+            scores[rows] += weight * tf * (K1 + 1) / (tf + norm)
+        return scores
 
-    def rows_for(self, ids: Collection[str]) -> np.ndarray:
-        return np.array(sorted(self._row_of[i] for i in ids if i in self._row_of), dtype=np.int64)
 
-    def filter_mask(self, year_range: tuple[int, int] | None,
-                    categories: Sequence[str] | None) -> np.ndarray | None:
-        """Boolean row mask for the filters, or None when there are none."""
-        if year_range is None and not categories:
-            return None
-        mask = np.ones(len(self.ids), dtype=bool)
-        if year_range is not None:
-            mask &= (self.years >= year_range[0]) & (self.years <= year_range[1])
-        if categories:
-            if self._category_rows is None:
-                grouped: dict[str, list[int]] = {}
-                for row, cats in enumerate(self.categories):
-                    for c in cats:
-                        grouped.setdefault(c, []).append(row)
-                self._category_rows = {c: np.array(r, dtype=np.int64) for c, r in grouped.items()}
-            any_category = np.zeros(len(self.ids), dtype=bool)
-            for c in categories:
-                any_category[self._category_rows.get(c, np.zeros(0, dtype=np.int64))] = True
-            mask &= any_category
-        return mask
+class TermStats:
+    """Corpus-wide document frequencies (sorted term hashes + counts), document count and total
+    length: what rank-bm25's idf and average document length need."""
 
-    def scores(self, query: str, rows: np.ndarray | None = None) -> np.ndarray:
-        """BM25 score of every row (or of ``rows``) for the query; query terms count with repeats."""
-        n_rows = len(self.ids) if rows is None else len(rows)
-        cols = [self.vocab[t] for t in tokenize(query) if t in self.vocab]
-        if not cols:
-            return np.zeros(n_rows, dtype=np.float32)
-        unique, counts = np.unique(cols, return_counts=True)
-        sub = self._weights[:, unique]
-        if rows is not None:
-            sub = sub.tocsr()[rows]
-        return np.asarray(sub @ counts.astype(np.float32)).ravel()
+    def __init__(self, terms: np.ndarray, df: np.ndarray, documents: int, total_length: int):
+        self.terms, self.df = terms, df
+        self.documents, self.total_length = int(documents), int(total_length)
+        self.average_idf = self._average_idf()
 
-    def search(self, query: str, n: int, *, within: Collection[str] | None = None,
-               mask: np.ndarray | None = None) -> list[tuple[str, float]]:
-        """Top ``n`` (id, score) with a positive score, optionally only within ids / a row mask."""
-        rows = self.rows_for(within) if within is not None else None
-        if rows is not None and mask is not None:
-            rows = rows[mask[rows]]
-        elif mask is not None:
-            rows = np.flatnonzero(mask)
-        scores = self.scores(query, rows)
-        positive = np.flatnonzero(scores > 0)
-        row_ids = rows if rows is not None else np.arange(len(self.ids))
-        return [(self.ids[row_ids[i]], float(scores[i]))
-                for i in top_n(scores, n, lambda i: self.ids[row_ids[i]], among=positive)]
+    @classmethod
+    def empty(cls) -> "TermStats":
+        return cls(np.zeros(0, np.uint64), np.zeros(0, np.int64), 0, 0)
+
+    @classmethod
+    def combine(cls, parts: Sequence[tuple[np.ndarray, np.ndarray]], documents: int,
+                total_length: int) -> "TermStats":
+        """Sum the (terms, df) of several parts (segments, or the old stats and a new segment)."""
+        parts = [(t, d) for t, d in parts if len(t)]
+        if not parts:
+            return cls(np.zeros(0, np.uint64), np.zeros(0, np.int64), documents, total_length)
+        terms = np.concatenate([np.asarray(t, dtype=np.uint64) for t, _ in parts])
+        df = np.concatenate([np.asarray(d, dtype=np.int64) for _, d in parts])
+        unique, inverse = np.unique(terms, return_inverse=True)
+        return cls(unique, np.bincount(inverse, weights=df).astype(np.int64), documents, total_length)
+
+    def _average_idf(self) -> float:
+        if not len(self.df):
+            return 0.0
+        n = self.documents
+        return float(np.mean(np.log(n - self.df + 0.5) - np.log(self.df + 0.5)))
+
+    @property
+    def avgdl(self) -> float:
+        return self.total_length / self.documents if self.documents else 1.0
+
+    def lookup(self, terms: np.ndarray) -> np.ndarray:
+        """Document frequency of each term hash (0 when unseen)."""
+        if not len(self.terms):
+            return np.zeros(len(terms), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.terms, terms), len(self.terms) - 1)
+        return np.where(self.terms[pos] == terms, self.df[pos], 0)
+
+    def idf(self, terms: np.ndarray) -> np.ndarray:
+        """rank-bm25's idf, 0 for terms no paper contains (rank-bm25 skips them)."""
+        df = self.lookup(terms).astype(np.float64)
+        n = self.documents
+        raw = np.log(n - df + 0.5) - np.log(df + 0.5)
+        raw = np.where(raw < 0, EPSILON * self.average_idf, raw)
+        return np.where(df > 0, raw, 0.0)
 
 
 def top_n(scores: np.ndarray, n: int, id_of, among: np.ndarray | None = None) -> list[int]:

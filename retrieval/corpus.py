@@ -23,13 +23,14 @@ from pydantic import BaseModel, Field
 from ..errors import UserError
 from ..models import Paper, ScoredPaper
 from ..settings import Settings
-from .bm25_index import BM25Index, tokenize
-from .dedupe import dedupe_papers, paper_keys
+from .bm25_index import tokenize
+from .dedupe import dedupe_papers
 from .embeddings import Embedder, _Progress, embedder_id, get_embedder, get_model
 from .hybrid import ranks_by_retriever, reciprocal_rank_fusion
 from .locking import StoreWriteLock, crash_point, home_is_writable, running_writer
-from .paper_table import PaperTable
-from .snapshot import IndexSnapshot, publish
+from .paper_table import PaperTable, title_key
+from .segments import AnnConfig
+from .snapshot import IndexConfig, IndexSnapshot, NewRows, update
 from .store import PaperCollection
 from .tre import temporal_rerank
 
@@ -80,6 +81,9 @@ def _to_stderr(message: str) -> None:
 class Corpus:
     def __init__(self, settings: Settings, *, notify: Callable[[str], None] | None = None):
         self._store_dir = settings.store_dir
+        store = settings.store
+        self._index_config = IndexConfig(ann=AnnConfig(min_rows=store.ann_min_rows, nprobe=store.ann_nprobe),
+                                          merge_factor=store.merge_factor, max_segment_rows=store.max_segment_rows)
         self._notify = notify or _to_stderr
         self._lock = StoreWriteLock(self._store_dir, on_wait=self._notify)
         self._papers = PaperTable(self._store_dir / "papers.sqlite", read_only=True)
@@ -135,17 +139,12 @@ class Corpus:
     @property
     def snapshot(self) -> IndexSnapshot | None:
         if not self._snapshot_loaded:
-            self._snapshot = IndexSnapshot.load(self._store_dir)
+            self._snapshot = IndexSnapshot.load(self._store_dir, self._index_config)
             self._snapshot_loaded = True
         return self._snapshot
 
     def _reload(self) -> None:
         self._snapshot_loaded = False
-
-    @property
-    def bm25(self) -> BM25Index:
-        snap = self.snapshot
-        return snap.bm25 if snap is not None else BM25Index(self._store_dir / "index")
 
     def _table(self) -> PaperTable:
         if self._writer_table is None:
@@ -176,66 +175,100 @@ class Corpus:
 
     # --- ingest ---------------------------------------------------------------------------
     def ingest_path(self, path: Path, *, progress: bool = True) -> IngestReport:
-        """Load a JSONL(.gz) / JSON / BibTeX / PDF file or PDF folder and add its papers."""
-        from .loaders import load_path
+        """Load a JSONL(.gz) / JSON / BibTeX / PDF file or PDF folder and add its papers (JSONL is
+        read as a stream: memory is bounded by ``store.ingest_batch``, not by the file)."""
+        from .loaders import count_lines, detect_format, stream_path
 
         path = Path(path).expanduser()
         if not path.exists():
             raise UserError(f"no such file or directory: {path}")
-        loaded = load_path(path, fulltext_dir=self._store_dir / "fulltext")
-        report = self.add_papers(loaded.papers, progress=progress, source=str(path))
-        report.read = loaded.report.read
-        report.skipped = loaded.report.skipped
-        report.skipped_lines = list(loaded.report.skipped_lines)
-        report.reasons = list(loaded.report.reasons)
-        report.truncated = loaded.report.truncated
-        report.invalid_fields = loaded.report.invalid_fields
+        total = count_lines(path) if progress and detect_format(path) == "jsonl" else None
+        batches, loaded = stream_path(path, fulltext_dir=self._store_dir / "fulltext")
+        report = self.add_papers(batches, progress=progress, source=str(path), total=total, batched=True)
+        report.read = loaded.read
+        report.skipped = loaded.skipped
+        report.skipped_lines = list(loaded.skipped_lines)
+        report.reasons = list(loaded.reasons)
+        report.truncated = loaded.truncated
+        report.invalid_fields = loaded.invalid_fields
         return report
 
     def _new_papers(self, papers: list[Paper]) -> list[Paper]:
         """Papers whose id is not stored and whose title matches no stored paper (unless both
         carry different arXiv ids: distinct papers can share a title)."""
-        stored_ids = self._papers.existing([p.paper_id for p in papers])
-        bm25 = self.bm25
-        title_rows = {t: i for i, t in enumerate(bm25.titles) if t}
+        table = self._table()
+        stored_ids = table.existing([p.paper_id for p in papers])
+        by_title = table.ids_by_title([title_key(p) or "" for p in papers])
         fresh = []
         for paper in papers:
             if paper.paper_id in stored_ids:
                 continue
-            title_key = _title_key(paper)
-            row = title_rows.get(title_key) if title_key else None
-            if row is not None:
-                other = bm25.ids[row]
-                if not (paper.arxiv_id and other.startswith("arxiv:") and other != paper.paper_id):
-                    continue
+            other = by_title.get(title_key(paper) or "")
+            if other is not None and not (paper.arxiv_id and other.startswith("arxiv:") and other != paper.paper_id):
+                continue
             fresh.append(paper)
         return fresh
 
-    def add_papers(self, papers: Iterable[Paper], *, progress: bool = True, source: str = "") -> IngestReport:
+    def add_papers(self, papers: Iterable, *, progress: bool = True, source: str = "",
+                   total: int | None = None, batched: bool = False) -> IngestReport:
         """Embed and store papers not already in the store (duplicates are counted, not added),
-        then repair whatever an earlier interrupted ingest left out of Chroma or the index."""
-        incoming = list(papers)
+        ``store.ingest_batch`` at a time, after repairing whatever an earlier interrupted ingest
+        left out of Chroma or the index. ``batched``: ``papers`` yields lists of papers."""
+        step = self.settings.store.ingest_batch
+        if total is None and not batched and isinstance(papers, list):
+            total = len(papers)
+        batches = papers if batched else _chunks(papers, step)
+        report = IngestReport(source=source)
         with self._lock:
             self._reload()  # another ingest may have published while we waited for the lock
-            unique, merged_away = dedupe_papers(incoming)
-            fresh = self._new_papers(unique)
-            report = IngestReport(source=source, read=len(incoming),
-                                  duplicates=merged_away + len(unique) - len(fresh))
-            known: dict[str, np.ndarray] = {}
-            if fresh:
-                started = time.perf_counter()
-                vectors = self.embedder.encode([p.embedding_text() for p in fresh], progress=progress)
-                report.embed_seconds = time.perf_counter() - started
-                crash_point("embedded")
-                self._table().add(fresh)  # the record of truth first: a crash after it loses nothing
-                crash_point("sqlite")
-                known = dict(zip((p.paper_id for p in fresh), vectors))
             started = time.perf_counter()
-            fixed = self._reconcile(known, progress)
-            report.index_seconds = time.perf_counter() - started
-            report.added = len(fresh)
-            report.repaired = max(0, fixed - len(fresh))
+            report.repaired = self._reconcile({}, progress)
+            report.index_seconds += time.perf_counter() - started
+            bar = _Progress(progress, total or 0, "ingesting")
+            try:
+                for batch in batches:
+                    for chunk in _chunks(batch, step):
+                        self._add_batch(chunk, report)
+                        bar.advance(len(chunk))
+            finally:
+                bar.close()
         return report
+
+    def _add_batch(self, incoming: list[Paper], report: IngestReport) -> None:
+        unique, merged_away = dedupe_papers(incoming)
+        fresh = self._new_papers(unique)
+        report.read += len(incoming)
+        report.duplicates += merged_away + len(unique) - len(fresh)
+        if not fresh:
+            return
+        started = time.perf_counter()
+        vectors = self.embedder.encode([p.embedding_text() for p in fresh], progress=False)
+        report.embed_seconds += time.perf_counter() - started
+        crash_point("embedded")
+        started = time.perf_counter()
+        self._table().add(fresh)  # the record of truth first: a crash after it loses nothing
+        crash_point("sqlite")
+        self._write_derived(fresh, vectors)
+        report.added += len(fresh)
+        report.index_seconds += time.perf_counter() - started
+
+    def _write_derived(self, papers: list[Paper], vectors: np.ndarray) -> None:
+        """Add papers already in the paper table to Chroma and publish them in the index."""
+        collection = self.collection
+        if not collection.exists:
+            collection.create(self.embedder.name, self.embedder.dim)
+        collection.add(papers, vectors)
+        self._snapshot = update(
+            self._store_dir, self.snapshot,
+            add=NewRows(ids=[p.paper_id for p in papers], tokens=[tokenize(p.embedding_text()) for p in papers],
+                        years=[p.year or 0 for p in papers], categories=[list(p.categories) for p in papers],
+                        vectors=np.asarray(vectors, dtype=np.float32)),
+            model=self._index_model(), dim=self.embedder.dim, config=self._index_config)
+        self._snapshot_loaded = True
+
+    def _index_model(self) -> str:
+        snap = self.snapshot
+        return snap.model if snap is not None and snap.model else self.embedder.name
 
     def repair(self, *, progress: bool = True, rebuild_chroma: bool = False) -> StoreCheck:
         """Bring Chroma and the search index in line with the paper table; returns what was wrong.
@@ -247,69 +280,67 @@ class Corpus:
                 (self._store_dir / "chroma").rename(self._store_dir / f"chroma.broken-{int(time.time())}")
                 self._chroma = None
             before = self._check_locked()
-            self._reconcile({}, progress)
+            self._reconcile({}, progress, full=not before.consistent)
         return before
 
-    def _reconcile(self, known: dict[str, np.ndarray], progress: bool) -> int:
+    def _reconcile(self, known: dict[str, np.ndarray], progress: bool, full: bool = False) -> int:
         """Add to / remove from Chroma and the index what differs from the paper table (under
-        the write lock). Vectors come from ``known``, the live index, or the (cached) embedder.
-        Returns how many papers were added to either store."""
-        sql_ids = self._table().ids()
+        the write lock). The counts are compared first: they agree after every completed ingest,
+        and comparing id sets costs time and memory in proportion to the corpus. Vectors come
+        from ``known``, the live index, or the (cached) embedder. Returns how many papers were
+        added to either store."""
+        table, snap, collection = self._table(), self.snapshot, self.collection
+        papers_count = table.count()
+        index_count = len(snap) if snap is not None else 0
+        if not full and papers_count == index_count == collection.count() and (snap is not None or not papers_count):
+            return 0
+        sql_ids = [pid for chunk in table.iter_ids() for pid in chunk]
         sql_set = set(sql_ids)
-        snap = self.snapshot
         index_ids = set(snap.ids) if snap is not None else set()
-        collection = self.collection
         if not collection.exists and sql_ids:
             collection.create(self.embedder.name, self.embedder.dim)
         chroma_ids = collection.all_ids()
         missing_chroma = [i for i in sql_ids if i not in chroma_ids]
         extra_chroma = sorted(chroma_ids - sql_set)
-        missing_index = [i for i in sql_ids if i not in index_ids]
+        missing_index = set(i for i in sql_ids if i not in index_ids)
         extra_index = index_ids - sql_set
-        need = sorted(set(missing_chroma) | set(missing_index))
-        papers = self._table().get(need)
-        vectors = {pid: known[pid] for pid in need if pid in known}
-        if snap is not None:
-            vectors.update(snap.vectors_for([pid for pid in need if pid not in vectors]))
-        rest = [pid for pid in need if pid not in vectors]
-        if rest:
-            vectors.update(zip(rest, self.embedder.encode([papers[pid].embedding_text() for pid in rest],
-                                                          progress=progress)))
-        bar = _Progress(progress, len(missing_chroma) + 1, "indexing")
+        del sql_set, chroma_ids, index_ids
+        if extra_chroma:  # only an older version could leave vectors without a paper record
+            collection.delete(extra_chroma)
+        if extra_index or (snap is None and not missing_index and sql_ids):
+            snap = self._snapshot = update(self._store_dir, snap, drop=extra_index, model=self._index_model(),
+                                           dim=self.embedder.dim, config=self._index_config)
+        need = sorted(set(missing_chroma) | missing_index)
+        bar = _Progress(progress, len(need), "repairing the index")
+        step = self.settings.store.ingest_batch
+        chroma_missing = set(missing_chroma)
         try:
-            if extra_chroma:  # only an older version could leave vectors without a paper record
-                collection.delete(extra_chroma)
-            for start in range(0, len(missing_chroma), 5000):
-                chunk = missing_chroma[start:start + 5000]
-                collection.add([papers[pid] for pid in chunk], np.vstack([vectors[pid] for pid in chunk]))
+            for start in range(0, len(need), step):
+                chunk = need[start:start + step]
+                papers = self._table().get(chunk)
+                vectors = {pid: known[pid] for pid in chunk if pid in known}
+                if self.snapshot is not None:
+                    vectors.update(self.snapshot.vectors_for([pid for pid in chunk if pid not in vectors]))
+                rest = [pid for pid in chunk if pid not in vectors]
+                if rest:
+                    vectors.update(zip(rest, self.embedder.encode([papers[pid].embedding_text() for pid in rest])))
+                to_chroma = [pid for pid in chunk if pid in chroma_missing]
+                if to_chroma:
+                    collection.add([papers[pid] for pid in to_chroma], np.vstack([vectors[pid] for pid in to_chroma]))
+                to_index = [pid for pid in chunk if pid in missing_index]
+                if to_index:
+                    rows = [papers[pid] for pid in to_index]
+                    self._snapshot = update(
+                        self._store_dir, self.snapshot,
+                        add=NewRows(ids=to_index, tokens=[tokenize(p.embedding_text()) for p in rows],
+                                    years=[p.year or 0 for p in rows], categories=[list(p.categories) for p in rows],
+                                    vectors=np.vstack([vectors[pid] for pid in to_index])),
+                        model=self._index_model(), dim=self.embedder.dim, config=self._index_config)
+                    self._snapshot_loaded = True
                 bar.advance(len(chunk))
-            if missing_index or extra_index or (snap is None and sql_ids):
-                self._snapshot = self._publish(snap, extra_index, [papers[pid] for pid in missing_index],
-                                               [vectors[pid] for pid in missing_index])
-            bar.advance(1)
         finally:
             bar.close()
-        return len(set(missing_chroma) | set(missing_index))
-
-    def _publish(self, base: IndexSnapshot | None, drop: set[str], papers: list[Paper],
-                 vectors: list[np.ndarray]) -> IndexSnapshot:
-        """A new index generation: the base's rows minus ``drop`` plus ``papers``."""
-        keep = [i for i, pid in enumerate(base.ids) if pid not in drop] if base is not None else []
-        old_tokens = base.bm25.load_tokens() if base is not None else []
-        bm = base.bm25 if base is not None else None
-        dim = self.embedder.dim
-        new_vectors = np.vstack(vectors) if vectors else np.zeros((0, dim), dtype=np.float32)
-        old_vectors = np.asarray(base.vectors[keep]) if base is not None else np.zeros((0, dim), np.float32)
-        return publish(
-            self._store_dir,
-            ids=[bm.ids[i] for i in keep] + [p.paper_id for p in papers] if bm else [p.paper_id for p in papers],
-            tokens=[old_tokens[i] for i in keep] + [tokenize(p.embedding_text()) for p in papers],
-            years=([int(bm.years[i]) for i in keep] if bm else []) + [p.year for p in papers],
-            categories=([bm.categories[i] for i in keep] if bm else []) + [p.categories for p in papers],
-            titles=([bm.titles[i] for i in keep] if bm else []) + [_title_key(p) or "" for p in papers],
-            vectors=np.vstack([old_vectors, new_vectors]),
-            model=base.model if base is not None and base.model else self.embedder.name,
-        )
+        return len(need)
 
     def check(self) -> StoreCheck:
         """Counts and id differences of the three stores. Chroma is read under the write lock (it
@@ -350,8 +381,8 @@ class Corpus:
         use_tre = cfg.tre if tre is None else tre
         pool = k * cfg.tre_pool_factor if use_tre else k
         n_candidates = max(cfg.candidates, pool)
-        mask = snap.bm25.filter_mask(year_range, categories)
-        rows = snap.bm25.rows_for(within_ids) if within_ids is not None else None
+        mask = snap.filter_mask(year_range, categories)
+        rows = snap.rows_for(within_ids) if within_ids is not None else None
         rankings: dict[str, list[tuple[str, float]]] = {}
         if mode in ("hybrid", "dense"):
             # Queries skip the on-disk cache: one query encodes faster than a cache write commits,
@@ -359,7 +390,7 @@ class Corpus:
             vector = get_model(self.settings).encode([query])[0]
             rankings["dense"] = snap.dense(vector, n_candidates, rows=rows, mask=mask)
         if mode in ("hybrid", "bm25"):
-            rankings["bm25"] = snap.bm25.search(query, n_candidates, within=within_ids, mask=mask)
+            rankings["bm25"] = snap.bm25(query, n_candidates, rows=rows, mask=mask)
         id_lists = {name: [pid for pid, _ in hits] for name, hits in rankings.items()}
         fused = (reciprocal_rank_fusion(id_lists, cfg.rrf_k) if mode == "hybrid" else rankings[mode])[:pool]
         papers = self._papers.get([pid for pid, _ in fused])
@@ -378,14 +409,14 @@ class Corpus:
 
     def year_span(self) -> tuple[int, int] | None:
         """Earliest and latest publication year among searchable papers (None when unknown)."""
-        years = self._searchable().bm25.years
+        years = self._searchable().years
         known = years[years > 0]
         return (int(known.min()), int(known.max())) if len(known) else None
 
     def document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
         """How many searchable papers contain each BM25 term (relevance weights concepts by it)."""
         snap = self._searchable()
-        return snap.bm25.document_frequency(terms)
+        return snap.document_frequency(terms)
 
     def count(self) -> int:
         """Papers a search can find."""
@@ -398,16 +429,12 @@ class Corpus:
         snap = self.snapshot
         if snap is None and self._papers.count() > 0:
             snap = self._searchable()  # an older store: build its index first
-        bm25 = self.bm25
-        years, counts = np.unique(bm25.years, return_counts=True)
-        category_counts: dict[str, int] = {}
-        for cats in bm25.categories:
-            for c in cats:
-                category_counts[c] = category_counts.get(c, 0) + 1
+        years, counts = np.unique(snap.years if snap is not None else np.zeros(0, np.int32), return_counts=True)
+        category_counts = snap.category_counts() if snap is not None else {}
         top = sorted(category_counts.items(), key=lambda kv: -kv[1])[:10]
         return {
             "papers": self._papers.count(),
-            "bm25_documents": len(bm25),  # = searchable papers; differs from papers only after a crash
+            "bm25_documents": len(snap) if snap is not None else 0,  # = searchable papers; differs from papers only after a crash
             "embedding_model": snap.model if snap is not None else None,
             "embedding_dim": snap.dim if snap is not None else None,
             "store": self.settings.store.chroma_url or str(self._store_dir),
@@ -418,5 +445,17 @@ class Corpus:
         }
 
 
-def _title_key(paper: Paper) -> str | None:
-    return next((k for k in paper_keys(paper) if k.startswith("title:")), None)
+def _chunks(items: Iterable, size: int):
+    """Lists of at most ``size`` items (a list given whole is sliced, not copied item by item)."""
+    if isinstance(items, list):
+        for start in range(0, len(items), size):
+            yield items[start:start + size]
+        return
+    chunk: list = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

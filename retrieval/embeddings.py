@@ -155,16 +155,28 @@ class StaticEmbedder:
 
 
 class EmbeddingCache:
-    """SQLite table of float32 vectors keyed by sha1(model id + NUL + text)."""
+    """SQLite table of float32 vectors keyed by sha1(model id + NUL + text).
+
+    A rowid table with a unique key: the first layout (WITHOUT ROWID, key as primary key) put
+    each 1.5 KB vector on its own overflow page (4.6 KiB per vector on disk); the first open
+    copies it over."""
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID"
-        )
+        self._db.execute("CREATE TABLE IF NOT EXISTS vecs (rid INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, "
+                         "vec BLOB NOT NULL)")
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").fetchone():
+            try:
+                self._db.execute("INSERT OR IGNORE INTO vecs (key, vec) SELECT key, vec FROM vectors")
+                self._db.execute("DROP TABLE vectors")
+                self._db.commit()
+                self._db.execute("VACUUM")
+            except sqlite3.OperationalError:  # another process migrated it first
+                self._db.rollback()
+        self._db.commit()
 
     @staticmethod
     def key(model_id: str, text: str) -> bytes:
@@ -177,7 +189,7 @@ class EmbeddingCache:
                 chunk = list(keys[start:start + _LOOKUP_CHUNK])
                 marks = ",".join("?" * len(chunk))
                 for key, blob in self._db.execute(
-                    f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk
+                    f"SELECT key, vec FROM vecs WHERE key IN ({marks})", chunk
                 ):
                     found[bytes(key)] = np.frombuffer(blob, dtype=np.float32)
         return found
@@ -185,7 +197,7 @@ class EmbeddingCache:
     def store(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
         rows = [(k, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for k, v in zip(keys, vectors)]
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO vectors (key, vec) VALUES (?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO vecs (key, vec) VALUES (?, ?)", rows)
             self._db.commit()
 
 

@@ -116,6 +116,13 @@ def _open_text(path: Path):
 def load_jsonl(path: Path) -> LoadResult:
     """One JSON object per line; blank lines are ignored, bad lines skipped and reported."""
     report = LoadReport(path=str(path), format="jsonl")
+    papers = [p for batch in iter_jsonl(path, report) for p in batch]
+    return LoadResult(papers=papers, report=report)
+
+
+def iter_jsonl(path: Path, report: LoadReport, batch: int = 5000):
+    """``load_jsonl`` as a stream of lists of at most ``batch`` papers; ``report`` fills as it reads
+    (memory bounded by the batch, whatever the file's size)."""
     papers: list[Paper] = []
     line_no = 0
     try:
@@ -124,13 +131,37 @@ def load_jsonl(path: Path) -> LoadResult:
                 if not line.strip():
                     continue
                 _add_record_line(line, line_no, papers, report)
+                if len(papers) >= batch:
+                    yield papers
+                    papers = []
     except EOFError:  # gzip: "Compressed file ended before the end-of-stream marker was reached"
         report.truncated = (f"truncated gzip archive: {path} ends before its end-of-stream marker "
                             f"(after line {line_no}; {report.read} records read before the cut)")
     except (OSError, zlib.error) as exc:  # corrupt gzip data, unreadable file
         report.truncated = (f"corrupt or unreadable file: {path} could not be read after line {line_no} "
                             f"({report.read} records read before it): {exc}")
-    return LoadResult(papers=papers, report=report)
+    if papers:
+        yield papers
+
+
+def stream_path(path: Path, *, fulltext_dir: Path | None = None, progress: bool = False):
+    """(an iterator of paper batches, the LoadReport it fills): JSONL streams, other formats
+    (small by nature: one BibTeX file, PDFs) are loaded whole and given as one batch."""
+    path = Path(path).expanduser()
+    if detect_format(path) == "jsonl":
+        report = LoadReport(path=str(path), format="jsonl")
+        return iter_jsonl(path, report), report
+    loaded = load_path(path, fulltext_dir=fulltext_dir, progress=progress)
+    return iter([loaded.papers]), loaded.report
+
+
+def count_lines(path: Path) -> int | None:
+    """Lines of a JSONL file (for an honest progress total); None when it cannot be read."""
+    try:
+        with (gzip.open(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")) as fh:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except (OSError, EOFError, zlib.error):
+        return None
 
 
 def _add_record_line(line: str, line_no: int, papers: list[Paper], report: LoadReport) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from surveygraph.errors import UserError
 from surveygraph.models import Paper
-from surveygraph.retrieval.bm25_index import BM25Index, tokenize
+from surveygraph.retrieval.bm25_index import tokenize
 from surveygraph.retrieval.corpus import Corpus
 from surveygraph.settings import load_settings
 from tests.index_helpers import cached_static_model, link_static_model
@@ -55,7 +55,7 @@ def test_round_trip_and_duplicates(small_corpus, tmp_home):
     assert (again.added, again.duplicates) == (0, 2)
     # A fresh Corpus on the same home (a new process) sees everything, BM25 included.
     reopened = Corpus(load_settings(**{"embedding.model": "minilm-static"}))
-    assert reopened.count() == 5 and len(reopened.bm25) == 5
+    assert reopened.count() == 5 and len(reopened.snapshot) == 5
     assert reopened.stats()["embedding_model"] == "minilm-static"
 
 
@@ -101,20 +101,36 @@ def test_empty_store_search_is_user_error(tmp_home):
         Corpus(load_settings(**{"embedding.model": "minilm-static"})).search("anything")
 
 
-def test_bm25_matches_rank_bm25(tmp_path):
+def test_bm25_over_segments_matches_rank_bm25_over_the_whole(tmp_path):
+    """Papers added in three steps (three segments, corpus-wide statistics merged at each add)
+    score exactly as rank-bm25 over all of them at once, including the epsilon floor of terms
+    in more than half the papers and an empty paper."""
     from rank_bm25 import BM25Okapi
 
-    texts = ["retrieval augmented generation", "dense retrieval of passages passages", "image diffusion",
-             "generation of images with diffusion models", "graph neural networks"]
+    from surveygraph.retrieval.snapshot import IndexSnapshot, NewRows, update
+
+    texts = ["retrieval augmented generation models", "dense retrieval of passages passages models",
+             "image diffusion models", "generation of images with diffusion models", "graph neural networks",
+             "", "models models of retrieval", "diffusion for graph generation"]
     tokens = [tokenize(t) for t in texts]
-    index = BM25Index.build(tmp_path / "bm25", [f"d{i}" for i in range(5)], tokens, [2025] * 5,
-                            [["cs.CL"]] * 5, [""] * 5)
-    expected = BM25Okapi(tokens).get_scores(tokenize("diffusion generation passages"))
-    np.testing.assert_allclose(index.scores("diffusion generation passages"), expected, rtol=1e-5)
-    index.write(tmp_path / "bm25", tokens)
-    loaded = BM25Index.load(tmp_path / "bm25")
-    np.testing.assert_allclose(loaded.scores("diffusion generation passages"), expected, rtol=1e-5)
-    assert loaded.load_tokens() == tokens
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(len(texts), 4)).astype(np.float32)
+    snap = None
+    for part in ([0, 1, 2], [3, 4, 5], [6, 7]):
+        snap = update(tmp_path, snap, add=NewRows(ids=[f"d{i}" for i in part], tokens=[tokens[i] for i in part],
+                                                  years=[2025] * len(part), categories=[["cs.CL"]] * len(part),
+                                                  vectors=vectors[part]), model="test", dim=4)
+    assert len(snap.segments) == 3
+    okapi = BM25Okapi([t or ["\0"] for t in tokens])
+    for query in ("diffusion generation passages", "models", "graph graph retrieval", "unseen words"):
+        expected = okapi.get_scores(tokenize(query))
+        got = dict(IndexSnapshot.load(tmp_path).bm25(query, 100))
+        for i, score in enumerate(expected):
+            if score > 0:
+                assert got[f"d{i}"] == pytest.approx(score, rel=1e-9)
+            else:
+                assert f"d{i}" not in got
+    assert snap.document_frequency(["model", "diffusion", "nothing"]) == {"model": 5, "diffusion": 3, "nothing": 0}
 
 
 # --- integration on the real corpus ------------------------------------------------------------

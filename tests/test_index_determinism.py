@@ -17,7 +17,7 @@ import pytest
 
 from surveygraph.retrieval.bm25_index import top_n, tokenize
 from surveygraph.retrieval.corpus import Corpus
-from surveygraph.retrieval.snapshot import IndexSnapshot, publish
+from surveygraph.retrieval.snapshot import IndexSnapshot, NewRows, update
 from surveygraph.settings import load_settings
 from tests.index_helpers import cached_static_model, link_static_model
 
@@ -53,19 +53,51 @@ def test_snapshot_round_trip_and_exact_dense(tmp_path):
     vectors[7] = vectors[3]  # a tie: identical vectors under two ids
     ids = [f"p{i:02d}" for i in range(50)]
     texts = [f"paper {i} about topic {i % 5}" for i in range(50)]
-    publish(tmp_path, ids=ids, tokens=[tokenize(t) for t in texts], years=[2025] * 50,
-            categories=[["cs.CL"]] * 50, titles=[""] * 50, vectors=vectors, model="test")
+    def rows(part):
+        return NewRows(ids=[ids[i] for i in part], tokens=[tokenize(texts[i]) for i in part],
+                       years=[2025] * len(part), categories=[["cs.CL"]] * len(part), vectors=vectors[part])
+
+    update(tmp_path, None, add=rows(list(range(0, 50, 2))), model="test", dim=8)  # two segments
+    update(tmp_path, IndexSnapshot.load(tmp_path), add=rows(list(range(1, 50, 2))), model="test", dim=8)
     snap = IndexSnapshot.load(tmp_path)
-    assert snap.model == "test" and len(snap) == 50 and snap.generation == 1
+    assert snap.model == "test" and len(snap) == 50 and snap.generation == 2 and len(snap.segments) == 2
     query = vectors[3]
     expected = sorted(range(50), key=lambda i: (-float(vectors[i] @ query), ids[i]))[:10]
     assert [pid for pid, _ in snap.dense(query, 10)] == [ids[i] for i in expected]
     assert [pid for pid, _ in snap.dense(query, 2)] == ["p03", "p07"]
-    # A second generation replaces the first; the older one is kept for readers mid-load.
-    publish(tmp_path, ids=ids[:10], tokens=[tokenize(t) for t in texts[:10]], years=[2025] * 10,
-            categories=[["cs.CL"]] * 10, titles=[""] * 10, vectors=vectors[:10], model="test")
-    assert len(IndexSnapshot.load(tmp_path)) == 10
-    assert sorted(p.name for p in (tmp_path / "index").glob("g*")) == ["g000001", "g000002"]
+    # Dropping rows rewrites the segments holding them; the two generations before stay for readers.
+    update(tmp_path, snap, drop=set(ids[10:]), model="test", dim=8)
+    assert sorted(IndexSnapshot.load(tmp_path).ids) == ids[:10]
+    assert sorted(p.name for p in (tmp_path / "index").glob("g*")) == ["g000002", "g000003"]
+
+
+def test_segments_merge_when_a_size_tier_fills(tmp_path):
+    from surveygraph.retrieval.snapshot import IndexConfig
+
+    config = IndexConfig(merge_factor=3, max_segment_rows=1000)
+    rng = np.random.default_rng(1)
+    snap, n = None, 0
+    for step in range(7):
+        vectors = rng.normal(size=(4, 8)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        snap = update(tmp_path, snap, add=NewRows(ids=[f"p{n + i:03d}" for i in range(4)],
+                                                  tokens=[["word", f"w{n + i}"] for i in range(4)],
+                                                  years=[2020 + step] * 4, categories=[[f"c{step}"]] * 4,
+                                                  vectors=vectors), model="test", dim=8, config=config)
+        n += 4
+    # 7 adds of 4 rows with factor 3: [12, 12, 4] (4+4+4 merged twice), then nothing pending.
+    assert sorted(len(s) for s in snap.segments) == [4, 12, 12]
+    assert sorted(snap.ids) == [f"p{i:03d}" for i in range(28)]
+    assert snap.category_counts() == {f"c{s}": 4 for s in range(7)}
+    mask = snap.filter_mask((2021, 2022), ["c1", "c2", "c5"])
+    assert sorted(snap.ids[i] for i in np.flatnonzero(mask)) == [f"p{i:03d}" for i in range(4, 12)]
+    assert snap.document_frequency(["word", "w3"]) == {"word": 28, "w3": 1}
+    live = {s.name for s in snap.segments} | {s.name for s in IndexSnapshot.load(tmp_path).segments}
+    on_disk = {p.name for p in (tmp_path / "index" / "segments").iterdir()}
+    assert on_disk - live <= on_disk  # merged-away segments go once no kept generation lists them
+    previous = json.loads((tmp_path / "index" / sorted(p.name for p in (tmp_path / "index").glob("g*"))[0]
+                           / "manifest.json").read_text())["segments"]
+    assert on_disk == live | set(previous)
 
 
 @pytest.fixture(scope="module")
@@ -99,11 +131,11 @@ def test_dense_is_exact(home):
 
     corpus = Corpus(load_settings(home=str(home)))
     snap = corpus.snapshot
-    matrix = np.asarray(snap.vectors, dtype=np.float64)
+    matrix = np.vstack([np.asarray(seg.vectors, dtype=np.float64) for seg in snap.segments])
     for query in QUERIES:
         cosine = matrix @ get_model(corpus.settings).encode([query])[0].astype(np.float64)
         hits = corpus.search(query, 300, mode="dense", tre=False)
-        rows = [snap.bm25.row(h.paper.paper_id) for h in hits]
+        rows = [snap.row(h.paper.paper_id) for h in hits]
         np.testing.assert_allclose([h.score for h in hits], cosine[rows], atol=1e-5)
         keys = [(-round(h.score, 12), h.paper.paper_id) for h in hits]
         assert keys == sorted(keys)
