@@ -39,6 +39,9 @@ def normalize_arxiv_id(value: str | None) -> str | None:
 ARXIV_ID_FORMAT = re.compile(r"^(\d{4}\.\d{4,5}|[a-z][a-z\-]*(\.[A-Z]{2})?/\d{7})$")
 DOI_FORMAT = re.compile(r"^10\.\d{1,9}(\.\d+)*/[-._;()/:a-z0-9]+$")  # Crossref's character set, any registrant
 CATEGORY_FORMAT = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
+# arXiv records also list ACM CCS classes ("I.2.7") and MSC codes ("68T50", "68Txx", "68-XX"),
+# several to an entry ("I.2.7; I.2.6"): 2% of the shared corpus's papers. They are split and kept.
+CLASS_CODE_FORMAT = re.compile(r"^[A-K](\.(\d{1,2}|m))?(\.(\d{1,2}|m))?$|^\d{2}([A-Z](\d{2}|xx))?$|^\d{2}-(XX|\d{2})$")
 S2_ID_FORMAT = re.compile(r"^[0-9a-fA-F]{40}$|^\d{1,12}$|^CorpusId:\d{1,12}$")
 
 
@@ -89,10 +92,12 @@ class Paper(BaseModel):
         if self.s2_id and not S2_ID_FORMAT.match(self.s2_id):
             dropped.append("s2_id")
             self.s2_id = None
-        valid = [c for c in self.categories if CATEGORY_FORMAT.match(c)]
-        if len(valid) != len(self.categories):
+        given = [part.strip() for c in self.categories
+                 for part in re.split(r"[;,]|\((?:Primary|Secondary)\)", c, flags=re.I) if part.strip()]
+        valid = list(dict.fromkeys(c for c in given if CATEGORY_FORMAT.match(c) or CLASS_CODE_FORMAT.match(c)))
+        if len(valid) != len(set(given)):
             dropped.append("categories")
-            self.categories = valid
+        self.categories = valid
         if self.year is not None and not 1800 <= self.year <= 2200:
             dropped.append("year")
             self.year = None

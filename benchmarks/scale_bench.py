@@ -52,6 +52,20 @@ for q in queries:
     recalls.append(len(approx & exact) / max(1, len(exact)))
 out["recall100"] = recalls
 out["exact_dense"] = exact_times
+# nprobe sweep (the setting store.ann_nprobe is chosen from this): recall@100 and dense latency
+vectors = [model.encode([q])[0] for q in queries]
+exact_lists = [{pid for pid, _ in snap.dense(v, 100, exact=True)} for v in vectors]
+sweep = {}
+for nprobe in (4, 8, 16, 24, 32, 48, 64):
+    for seg in snap.segments:
+        if seg._has_ivf:
+            seg._index().nprobe = nprobe
+    rec, times = [], []
+    for v, exact in zip(vectors, exact_lists):
+        t = time.perf_counter(); got = {pid for pid, _ in snap.dense(v, 100)}; times.append(time.perf_counter() - t)
+        rec.append(len(got & exact) / max(1, len(exact)))
+    sweep[nprobe] = {"recall_mean": sum(rec) / len(rec), "recall_min": min(rec), "times": times}
+out["nprobe_sweep"] = sweep
 out["segments"] = [len(s) for s in snap.segments]
 print(json.dumps(out))
 """
@@ -115,6 +129,9 @@ def main() -> None:
             "dense_recall100_mean": round(sum(q["recall100"]) / len(q["recall100"]), 4),
             "dense_recall100_min": round(min(q["recall100"]), 4),
             "segments": q["segments"], "queries": len(queries), "load": load_average(),
+            "nprobe_sweep": {k: {"recall_mean": round(v["recall_mean"], 4), "recall_min": round(v["recall_min"], 4),
+                                 "p95_ms": round(1000 * percentile(v["times"], 95), 1)}
+                             for k, v in q["nprobe_sweep"].items()},
         }
         print(json.dumps(row), flush=True)
         if args.markdown:

@@ -2,8 +2,8 @@
 topics from one job table and checkpoint to the same database; one is killed mid-run (SIGKILL
 after its plan is checkpointed) and the other resumes that topic from its checkpoints.
 
-The server is PostgreSQL 16 from the ``pgserver`` wheel (installed by ``make install``), started
-on a private socket directory for this module and deleted afterwards. The workers use the
+The server is PostgreSQL 16 from the ``pgserver`` wheel (installed by ``make install``), listening
+on a free 127.0.0.1 port for this module and deleted afterwards. The workers use the
 scripted chat model (tests/scripted_llm.py) so the test runs in about a minute; everything else
 (corpus, retrieval, graph, checkpointer, locks) is the real thing.
 """
@@ -45,9 +45,20 @@ print(json.dumps(work(url, "t", deps, runs_dir=Path(runs), event=lambda m: print
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory):
+    """PostgreSQL on a free 127.0.0.1 port: pgserver starts it on a Unix socket only, so it is
+    restarted listening on TCP loopback, as a server on another machine would be reached."""
+    import socket
+
+    from pgserver._commands import pg_ctl
+
     server = pgserver.get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
     try:
-        yield server.get_uri()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        pg_ctl(["-w", "-o", f"-h 127.0.0.1 -p {port} -k {server._postmaster_info.socket_dir}", "-l", str(server.log),
+                "restart"], pgdata=server.pgdata, user=server.system_user)
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
         server.cleanup()
 

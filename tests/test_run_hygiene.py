@@ -81,7 +81,7 @@ def test_resume_knows_a_run_whose_export_never_ran_is_unfinished(shared_data, sc
     assert first.finished
     # Rewind the thread to a state without the export and with nothing scheduled: what a run
     # stopped after polishing but before export leaves when its pending writes are lost.
-    with _checkpointer(first.run_dir) as saver:
+    with _checkpointer(first.run_dir, deps) as saver:
         graph = build_generation_graph(deps, checkpointer=saver)
         config = _config(first.run_id, settings)
         before_export = next(s for s in graph.get_state_history(config) if s.next == ("export_survey",))
