@@ -81,13 +81,15 @@ def make_settings(config: str | Path | None = None, **options: Any) -> "Settings
     """Settings from defaults < TOML < env < ``options`` (None values leave a field alone)."""
     from pydantic import ValidationError
 
-    from .settings import load_settings
+    from .settings import check_home, load_settings
 
     dotted = option_keys(options)
     if dotted.get("evaluation.tau") is not None and "tau_mode" in _fields():
         dotted.setdefault("evaluation.tau_mode", "paper")  # an explicit τ is fixed, as `evaluate --tau`
     try:
-        return load_settings(Path(config) if config else None, **dotted)
+        settings = load_settings(Path(config) if config else None, **dotted)
+        check_home(settings.home)  # a file as home: one clear error, as the CLI gives
+        return settings
     except FileNotFoundError as exc:
         raise UserError(str(exc)) from exc
     except ValidationError as exc:

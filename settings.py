@@ -20,6 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from .errors import UserError
+
 # The TOML file chosen for the Settings being built (set by load_settings); a context var keeps
 # concurrent loads (tests, threads) from seeing each other's file.
 _TOML_FILE: contextvars.ContextVar[Path | None] = contextvars.ContextVar("_TOML_FILE", default=None)
@@ -301,3 +303,13 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
         return Settings(**nested)
     finally:
         _TOML_FILE.reset(token)
+
+
+def check_home(home: Path) -> None:
+    """A data home must be a folder (or not exist yet): a file there used to give a traceback."""
+    for path in (home, *home.parents):
+        if path.exists():
+            if not path.is_dir():
+                what = "the data home" if path == home else f"a parent of the data home ({path})"
+                raise UserError(f"{what} is a file, not a folder: {home} (pass --home DIR or set SURVEYGRAPH_HOME)")
+            return

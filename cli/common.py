@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from ..errors import EXIT_USER_ERROR, UserError
 from ..sanitize import redact_text
-from ..settings import Settings, load_settings
+from ..settings import Settings, check_home, load_settings
 
 # One flag, --judge-llm, names the judge model in every command (--judge is a hidden old alias).
 JUDGE_LLM_HELP = "Judge model: local, gguf:PATH or provider:model (default: settings llm.judge, else llm.default)."
@@ -128,16 +128,6 @@ def plain(text: Any) -> str:
 def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
     console.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
-
-
-def check_home(home: Path) -> None:
-    """A data home must be a folder (or not exist yet): a file there used to give a traceback."""
-    for path in (home, *home.parents):
-        if path.exists():
-            if not path.is_dir():
-                what = "the data home" if path == home else f"a parent of the data home ({path})"
-                raise UserError(f"{what} is a file, not a folder: {home} (pass --home DIR or set SURVEYGRAPH_HOME)")
-            return
 
 
 def get_settings(ctx: typer.Context | None, **overrides: Any) -> Settings:

@@ -156,3 +156,17 @@ def test_evaluate_refuses_an_empty_file_like_the_cli(tmp_path):
     for path in (empty, headings_only):
         with pytest.raises(NotASurvey, match="is not a survey"):
             sg.evaluate(path, home=tmp_path / "home")
+
+
+def test_a_file_as_home_is_one_clear_error_as_in_the_cli(tmp_path):
+    """issue 20: home=<file> raised NotADirectoryError from deep inside the embedding cache."""
+    import surveygraph as sg
+    from surveygraph.errors import UserError
+
+    survey = tmp_path / "survey.md"
+    survey.write_text("# T\n\n## Intro\n\nRetrieval grounds generation [1].\n\n## References\n\n[1] A. 2020.\n")
+    not_a_folder = tmp_path / "home.txt"
+    not_a_folder.write_text("x")
+    for home in (not_a_folder, not_a_folder / "sub"):
+        with pytest.raises(UserError, match="is a file, not a folder"):
+            sg.evaluate(survey, home=home)
