@@ -183,7 +183,8 @@ class Corpus:
         if not path.exists():
             raise UserError(f"no such file or directory: {path}")
         total = count_lines(path) if progress and detect_format(path) == "jsonl" else None
-        batches, loaded = stream_path(path, fulltext_dir=self._store_dir / "fulltext")
+        batches, loaded = stream_path(path, fulltext_dir=self._store_dir / "fulltext",
+                                      batch=self.settings.store.ingest_batch)
         report = self.add_papers(batches, progress=progress, source=str(path), total=total, batched=True)
         report.read = loaded.read
         report.skipped = loaded.skipped

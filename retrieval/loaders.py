@@ -144,13 +144,13 @@ def iter_jsonl(path: Path, report: LoadReport, batch: int = 5000):
         yield papers
 
 
-def stream_path(path: Path, *, fulltext_dir: Path | None = None, progress: bool = False):
-    """(an iterator of paper batches, the LoadReport it fills): JSONL streams, other formats
-    (small by nature: one BibTeX file, PDFs) are loaded whole and given as one batch."""
+def stream_path(path: Path, *, fulltext_dir: Path | None = None, progress: bool = False, batch: int = 5000):
+    """(an iterator of paper batches, the LoadReport it fills): JSONL streams ``batch`` papers at
+    a time, other formats (small by nature: one BibTeX file, PDFs) are loaded whole, as one batch."""
     path = Path(path).expanduser()
     if detect_format(path) == "jsonl":
         report = LoadReport(path=str(path), format="jsonl")
-        return iter_jsonl(path, report), report
+        return iter_jsonl(path, report, batch), report
     loaded = load_path(path, fulltext_dir=fulltext_dir, progress=progress)
     return iter([loaded.papers]), loaded.report
 

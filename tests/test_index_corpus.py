@@ -199,3 +199,65 @@ def test_dense_filters_are_exact(small_corpus):
     assert [h.paper.paper_id for h in filtered] == [
         h.paper.paper_id for h in everything if "cs.CL" in h.paper.categories]
     assert len(filtered) == 2
+
+
+def test_ingest_streams_in_batches_and_adds_leave_existing_segments_alone(tmp_home, static_model, tmp_path):
+    """issue 18: a JSONL file is indexed ingest_batch papers at a time (one segment each), a later
+    add writes only its own segment (the earlier segment files are not rewritten), and a search
+    over all segments equals rank-bm25 over the whole corpus."""
+    import json
+    import os
+
+    from rank_bm25 import BM25Okapi
+
+    link_static_model(tmp_home, static_model)
+    settings = load_settings(**{"embedding.model": "minilm-static", "store.ingest_batch": 100})
+    topics = ["retrieval augmented generation", "diffusion image synthesis", "graph neural network molecules"]
+    records = [{"arxiv_id": f"2501.{i:05d}", "title": f"Paper {i} on {topics[i % 3]}",
+                "abstract": f"We study {topics[i % 3]} in setting {i}.", "categories": ["cs.LG"], "year": 2025}
+               for i in range(250)]
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    corpus = Corpus(settings)
+    report = corpus.ingest_path(source, progress=False)
+    assert (report.read, report.added) == (250, 250)
+    segments = corpus.snapshot.segments
+    assert [len(s) for s in segments] == [100, 100, 50]
+    before = {p: os.stat(p).st_mtime_ns for s in segments for p in s.directory.iterdir()}
+    more = tmp_path / "more.jsonl"
+    more.write_text("".join(json.dumps({**r, "arxiv_id": f"2502.{i:05d}", "title": r["title"] + " again"}) + "\n"
+                            for i, r in enumerate(records[:30])))
+    again = Corpus(settings).ingest_path(more, progress=False)
+    assert again.added == 30 and again.repaired == 0
+    reopened = Corpus(settings)
+    assert [len(s) for s in reopened.snapshot.segments] == [100, 100, 50, 30]
+    assert {p: os.stat(p).st_mtime_ns for p in before} == before  # not rewritten
+    texts = [f"{r['title']}. {r['abstract']}" for r in records] + [
+        f"{r['title']} again. {r['abstract']}" for r in records[:30]]
+    ids = [f"arxiv:2501.{i:05d}" for i in range(250)] + [f"arxiv:2502.{i:05d}" for i in range(30)]
+    stored = {p.paper_id: p.embedding_text() for p in reopened.get(ids)}
+    okapi = BM25Okapi([tokenize(stored[i]) for i in ids])
+    expected = okapi.get_scores(tokenize("graph neural molecules setting 7"))
+    hits = reopened.search("graph neural molecules setting 7", k=20, mode="bm25", tre=False)
+    assert [h.paper.paper_id for h in hits] == [ids[i] for i in sorted(range(len(ids)), key=lambda i: (-expected[i], ids[i]))[:20]]
+    assert [h.score for h in hits] == pytest.approx(sorted(expected, reverse=True)[:20], rel=1e-9)
+
+
+def test_a_first_layout_paper_table_is_migrated_by_the_first_writer(tmp_home, static_model):
+    import sqlite3
+
+    link_static_model(tmp_home, static_model)
+    settings = load_settings(**{"embedding.model": "minilm-static"})
+    db_path = settings.store_dir / "papers.sqlite"
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(db_path)
+    db.execute("CREATE TABLE papers (id TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID")
+    db.executemany("INSERT INTO papers VALUES (?, ?)", [(p.paper_id, p.model_dump_json(exclude_none=True)) for p in PAPERS])
+    db.commit()
+    db.close()
+    corpus = Corpus(settings)
+    assert corpus.count() == 5  # the first search builds the index from the migrated table
+    again = corpus.add_papers([PAPERS[1].model_copy(update={"arxiv_id": None, "doi": "10.1/other"})], progress=False)
+    assert (again.added, again.duplicates) == (0, 1)  # found by its title through the new index
+    columns = [r[1] for r in sqlite3.connect(db_path).execute("PRAGMA table_info(papers)")]
+    assert "title_key" in columns
