@@ -56,7 +56,7 @@ out["exact_dense"] = exact_times
 vectors = [model.encode([q])[0] for q in queries]
 exact_lists = [{pid for pid, _ in snap.dense(v, 100, exact=True)} for v in vectors]
 sweep = {}
-for nprobe in (4, 8, 16, 24, 32, 48, 64):
+for nprobe in (16, 32, 48, 64, 96):
     for seg in snap.segments:
         if seg._has_ivf:
             seg._index().nprobe = nprobe
@@ -96,10 +96,28 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/scale"))
     parser.add_argument("--keep", action="store_true", help="keep the homes (they are large)")
     parser.add_argument("--markdown", type=Path, default=None)
+    parser.add_argument("--queries-only", type=Path, default=None, metavar="HOME",
+                        help="only the query measurements, on an existing home (e.g. one kept by --keep)")
     args = parser.parse_args()
     offline_env()
     env = {**os.environ}
     queries = outline_queries(args.data, args.queries)
+    if args.queries_only:
+        proc = subprocess.run([sys.executable, "-c", _QUERIES, str(args.queries_only), json.dumps(queries)],
+                              capture_output=True, text=True, env=env, check=True)
+        q = json.loads(proc.stdout.strip().splitlines()[-1])
+        print(json.dumps({
+            "home": str(args.queries_only), "segments": q["segments"],
+            **{f"{m}_p50_ms": round(1000 * percentile(q[m], 50), 1) for m in ("hybrid", "dense", "bm25")},
+            **{f"{m}_p95_ms": round(1000 * percentile(q[m], 95), 1) for m in ("hybrid", "dense", "bm25")},
+            "exact_dense_p50_ms": round(1000 * percentile(q["exact_dense"], 50), 1),
+            "exact_dense_p95_ms": round(1000 * percentile(q["exact_dense"], 95), 1),
+            "dense_recall100_mean": round(sum(q["recall100"]) / len(q["recall100"]), 4),
+            "dense_recall100_min": round(min(q["recall100"]), 4),
+            "nprobe_sweep": {k: {"recall_mean": round(v["recall_mean"], 4), "p95_ms": round(1000 * percentile(v["times"], 95), 1)}
+                             for k, v in q["nprobe_sweep"].items()},
+            "queries": len(queries), "load": load_average()}))
+        return
     args.work.mkdir(parents=True, exist_ok=True)
     for size in args.sizes:
         corpus_path = args.work / f"synthetic-{size}.jsonl.gz"

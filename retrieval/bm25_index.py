@@ -112,20 +112,27 @@ class SegmentPostings:
         return terms, (rows + row_offset).astype(np.int32), tf
 
     def scores(self, q_terms: np.ndarray, weights: np.ndarray, avgdl: float) -> np.ndarray:
-        """BM25 of every row: sum over query terms of weight (= idf x query count) x the Okapi tf part."""
-        scores = np.zeros(len(self.doc_len), dtype=np.float64)
+        """BM25 of every row: sum over query terms of weight (= idf x query count) x the Okapi tf part.
+        The postings of all query terms are gathered first and summed per row with one bincount
+        (scattering term by term with fancy indexing cost ~3x more at 300k papers)."""
+        n = len(self.doc_len)
         if len(self.terms) == 0 or len(q_terms) == 0:
-            return scores
+            return np.zeros(n, dtype=np.float64)
         positions = np.searchsorted(self.terms, q_terms)
+        rows_parts, value_parts = [], []
+        norm_base, norm_slope = K1 * (1 - B), K1 * B / avgdl
         for term, term_pos, weight in zip(q_terms, positions, weights):
             if term_pos >= len(self.terms) or self.terms[term_pos] != term or weight == 0:
                 continue
             lo, hi = int(self.ptr[term_pos]), int(self.ptr[term_pos + 1])
             rows = np.asarray(self.rows[lo:hi])
             tf = np.asarray(self.tf[lo:hi], dtype=np.float64)
-            norm = K1 * (1 - B + B * np.asarray(self.doc_len[rows], dtype=np.float64) / avgdl)
-            scores[rows] += weight * tf * (K1 + 1) / (tf + norm)
-        return scores
+            norm = norm_base + norm_slope * self.doc_len[rows]
+            rows_parts.append(rows)
+            value_parts.append(weight * (K1 + 1) * tf / (tf + norm))
+        if not rows_parts:
+            return np.zeros(n, dtype=np.float64)
+        return np.bincount(np.concatenate(rows_parts), weights=np.concatenate(value_parts), minlength=n)
 
 
 class TermStats:

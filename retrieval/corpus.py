@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Callable, Literal
@@ -384,14 +385,23 @@ class Corpus:
         n_candidates = max(cfg.candidates, pool)
         mask = snap.filter_mask(year_range, categories)
         rows = snap.rows_for(within_ids) if within_ids is not None else None
-        rankings: dict[str, list[tuple[str, float]]] = {}
-        if mode in ("hybrid", "dense"):
+        def dense() -> list[tuple[str, float]]:
             # Queries skip the on-disk cache: one query encodes faster than a cache write commits,
             # and a read-only home has no cache to write.
             vector = get_model(self.settings).encode([query])[0]
-            rankings["dense"] = snap.dense(vector, n_candidates, rows=rows, mask=mask)
-        if mode in ("hybrid", "bm25"):
-            rankings["bm25"] = snap.bm25(query, n_candidates, rows=rows, mask=mask)
+            return snap.dense(vector, n_candidates, rows=rows, mask=mask)
+
+        def bm25() -> list[tuple[str, float]]:
+            return snap.bm25(query, n_candidates, rows=rows, mask=mask)
+
+        rankings: dict[str, list[tuple[str, float]]] = {}
+        if mode == "hybrid":  # both retrievers at once: numpy and faiss release the GIL
+            with ThreadPoolExecutor(max_workers=2) as workers:
+                pending = workers.submit(bm25)
+                rankings["dense"] = dense()
+                rankings["bm25"] = pending.result()
+        else:
+            rankings[mode] = dense() if mode == "dense" else bm25()
         id_lists = {name: [pid for pid, _ in hits] for name, hits in rankings.items()}
         fused = (reciprocal_rank_fusion(id_lists, cfg.rrf_k) if mode == "hybrid" else rankings[mode])[:pool]
         papers = self._papers.get([pid for pid, _ in fused])

@@ -44,7 +44,7 @@ _TRAIN_POINTS_PER_LIST = 64
 @dataclass(frozen=True)
 class AnnConfig:
     min_rows: int = 100_000  # segments at least this large get an IVF index
-    nprobe: int = 24  # inverted lists scanned per query (recall measured in benchmarks/scale_bench.py)
+    nprobe: int = 64  # inverted lists scanned per query (recall measured in benchmarks/scale_bench.py)
 
 
 def _save(directory: Path, name: str, array: np.ndarray) -> None:
@@ -175,6 +175,9 @@ class Segment:
         if self._ivf is None:
             import faiss
 
+            # One query at a time uses one thread; idle OpenMP workers spinning next to BLAS's
+            # threads put the load at 6 on 2 cores in the 1M benchmark.
+            faiss.omp_set_num_threads(1)
             self._ivf = faiss.read_index(str(self.directory / "ivf.faiss"),
                                          faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
             self._ivf.nprobe = self._ann.nprobe

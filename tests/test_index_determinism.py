@@ -184,3 +184,29 @@ def test_generation_replays_byte_identically_in_another_process(shared_data, tmp
 
         diff = difflib.unified_diff(surveys[0].decode().splitlines(), surveys[1].decode().splitlines(), lineterm="", n=1)
         pytest.fail("survey.md differs between processes:\n" + "\n".join(list(diff)[:60]))
+
+
+def test_large_segments_search_through_ivf_and_scanning_every_list_is_exact(tmp_path):
+    """A segment at or above ann_min_rows gets a faiss IVF index; probing every one of its
+    sqrt(n) lists returns the exact top k, probing few returns a subset of real neighbours."""
+    from surveygraph.retrieval.segments import AnnConfig
+    from surveygraph.retrieval.snapshot import IndexConfig
+
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(400, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"p{i:03d}" for i in range(400)]
+    rows = NewRows(ids=ids, tokens=[["w"]] * 400, years=[2025] * 400, categories=[["cs.CL"]] * 400, vectors=vectors)
+    update(tmp_path, None, add=rows, model="test", dim=16, config=IndexConfig(ann=AnnConfig(min_rows=100, nprobe=20)))
+    assert (tmp_path / "index" / "segments" / "s000001" / "ivf.faiss").is_file()
+    for nprobe, exact in ((20, True), (2, False)):
+        snap = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=nprobe)))
+        for q in vectors[:5]:
+            truth = sorted(range(400), key=lambda i: (-float(vectors[i] @ q), ids[i]))[:10]
+            got = snap.dense(q, 10)
+            if exact:
+                assert [pid for pid, _ in got] == [ids[i] for i in truth]
+            else:
+                assert got and all(abs(s - float(vectors[ids.index(pid)] @ q)) < 1e-5 for pid, s in got)
+        again = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=nprobe)))
+        assert again.dense(vectors[7], 10) == snap.dense(vectors[7], 10)
