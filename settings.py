@@ -57,11 +57,11 @@ class StoreSettings(BaseModel):
     # indexes this many papers at a time: its memory is bounded by the batch, not the corpus.
     ingest_batch: int = Field(20_000, ge=100)
     # Segments of at least ann_min_rows papers answer dense queries through an IVF index that
-    # scans ann_nprobe of its sqrt(rows) lists. 64 is the smallest value of the measured sweep
-    # (4..64) with mean recall@100 >= 0.95 of the exact scan at 300k and 1M papers (0.963, 0.979;
-    # 24 gave 0.874, 0.914): BENCHMARKS.md "Scale".
+    # scans ann_nprobe of its 4 sqrt(rows) lists. 96 is the smallest value of the measured sweep
+    # (16..96) with mean recall@100 >= 0.95 of the exact scan at 1M papers (0.952; 64: 0.927):
+    # BENCHMARKS.md "Scale".
     ann_min_rows: int = Field(100_000, ge=1)
-    ann_nprobe: int = Field(64, ge=1)
+    ann_nprobe: int = Field(96, ge=1)
     # merge_factor segments of one size tier are merged into one, up to max_segment_rows papers.
     merge_factor: int = Field(8, ge=2)
     max_segment_rows: int = Field(250_000, ge=100)

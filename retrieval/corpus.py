@@ -11,6 +11,7 @@ model that built it, and a Corpus refuses to mix models.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -396,7 +397,9 @@ class Corpus:
 
         rankings: dict[str, list[tuple[str, float]]] = {}
         if mode == "hybrid":  # both retrievers at once: numpy and faiss release the GIL
-            with ThreadPoolExecutor(max_workers=2) as workers:
+            # One BLAS thread each: two retrievers on 2 cores plus BLAS's own threads spinning
+            # took hybrid p95 from 77 to ~100 ms at 1M papers (BENCHMARKS.md "Scale").
+            with _blas_threads().limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as workers:
                 pending = workers.submit(bm25)
                 rankings["dense"] = dense()
                 rankings["bm25"] = pending.result()
@@ -454,6 +457,14 @@ class Corpus:
             "years": {("unknown" if y == 0 else int(y)): int(c) for y, c in zip(years, counts)},
             "top_categories": dict(top),
         }
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_threads():
+    """threadpoolctl's controller, built once (it inspects the loaded libraries)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _chunks(items: Iterable, size: int):

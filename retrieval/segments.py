@@ -44,7 +44,7 @@ _TRAIN_POINTS_PER_LIST = 64
 @dataclass(frozen=True)
 class AnnConfig:
     min_rows: int = 100_000  # segments at least this large get an IVF index
-    nprobe: int = 64  # inverted lists scanned per query (recall measured in benchmarks/scale_bench.py)
+    nprobe: int = 96  # inverted lists (of 4 sqrt(rows)) scanned per query (recall measured in benchmarks/scale_bench.py)
 
 
 def _save(directory: Path, name: str, array: np.ndarray) -> None:
@@ -64,7 +64,9 @@ def build_ivf(vectors: np.ndarray, path: Path) -> None:
     import faiss
 
     n, dim = vectors.shape
-    nlist = max(1, int(round(math.sqrt(n))))
+    # 4 sqrt(n) lists (faiss' guideline is 4-16 sqrt(n)): with sqrt(n) lists, recall 0.95 needed 16%
+    # of a segment scanned, as slow as the exact scan at 1M papers (BENCHMARKS.md "Scale").
+    nlist = max(1, int(round(4 * math.sqrt(n))))
     rng = np.random.default_rng(0)
     sample_rows = np.sort(rng.choice(n, size=min(n, _TRAIN_POINTS_PER_LIST * nlist), replace=False))
     quantizer = faiss.IndexFlatIP(dim)

@@ -188,7 +188,7 @@ def test_generation_replays_byte_identically_in_another_process(shared_data, tmp
 
 def test_large_segments_search_through_ivf_and_scanning_every_list_is_exact(tmp_path):
     """A segment at or above ann_min_rows gets a faiss IVF index; probing every one of its
-    sqrt(n) lists returns the exact top k, probing few returns a subset of real neighbours."""
+    4 sqrt(n) lists returns the exact top k, probing few returns a subset of real neighbours."""
     from surveygraph.retrieval.segments import AnnConfig
     from surveygraph.retrieval.snapshot import IndexConfig
 
@@ -197,9 +197,9 @@ def test_large_segments_search_through_ivf_and_scanning_every_list_is_exact(tmp_
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     ids = [f"p{i:03d}" for i in range(400)]
     rows = NewRows(ids=ids, tokens=[["w"]] * 400, years=[2025] * 400, categories=[["cs.CL"]] * 400, vectors=vectors)
-    update(tmp_path, None, add=rows, model="test", dim=16, config=IndexConfig(ann=AnnConfig(min_rows=100, nprobe=20)))
+    update(tmp_path, None, add=rows, model="test", dim=16, config=IndexConfig(ann=AnnConfig(min_rows=100, nprobe=80)))
     assert (tmp_path / "index" / "segments" / "s000001" / "ivf.faiss").is_file()
-    for nprobe, exact in ((20, True), (2, False)):
+    for nprobe, exact in ((80, True), (4, False)):
         snap = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=nprobe)))
         for q in vectors[:5]:
             truth = sorted(range(400), key=lambda i: (-float(vectors[i] @ q), ids[i]))[:10]
