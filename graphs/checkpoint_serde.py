@@ -4,8 +4,9 @@ The generation state keeps every candidate paper (``papers``: id -> Paper dump, 
 its abstract) and hands each writer its papers in a ``Send``; LangGraph checkpoints both at every
 step, so a 1x1 survey's checkpoints held ~7 MB, most of it the same abstracts again. This
 serializer wraps LangGraph's own (``JsonPlusSerializer``): before a value is written, every paper
-dump identical to the paper the store holds under its id becomes ``{"__paper__": id}``; after a
-value is read, the references are filled from the store again. A paper the store does not hold,
+dump whose fields equal those of the paper the store holds under its id becomes
+``{"__paper__": id, "__keys__": [its field names]}`` (dumps leave out None fields); after a value
+is read, the references are filled from the store again, field for field. A paper the store does not hold,
 or holds differently (e.g. enriched with a citation count during the run), is written in full.
 In memory nothing changes, and checkpoints written without it still load.
 """
@@ -20,6 +21,7 @@ from ..errors import UserError
 from ..models import Paper
 
 REF = "__paper__"
+KEYS = "__keys__"
 _PAPER_KEYS = frozenset({"title", "abstract", "authors", "source"})
 
 
@@ -40,6 +42,10 @@ def _walk(value: Any, visit) -> Any:
     if isinstance(value, Send):
         return Send(value.node, _walk(value.arg, visit))
     return value
+
+
+def _fields_match(stored: dict | None, dump: dict) -> bool:
+    return stored is not None and all(k in stored and stored[k] == v for k, v in dump.items())
 
 
 class PaperRefSerializer:
@@ -68,7 +74,7 @@ class PaperRefSerializer:
         if not found:
             return obj
         stored = {p.paper_id: p.model_dump(mode="json") for p in self._corpus.get(list(found))}
-        same = {pid for pid, dump in found.items() if stored.get(pid) == dump}
+        same = {pid for pid, dump in found.items() if _fields_match(stored.get(pid), dump)}
         if not same:
             return obj
 
@@ -78,8 +84,8 @@ class PaperRefSerializer:
                     pid = Paper.model_validate(value).paper_id
                 except ValueError:
                     return value
-                if pid in same and stored[pid] == value:
-                    return {REF: pid}
+                if pid in same and _fields_match(stored[pid], value):
+                    return {REF: pid, KEYS: list(value)}
             return value
 
         return _walk(obj, replace)
@@ -92,7 +98,7 @@ class PaperRefSerializer:
         wanted: set[str] = set()
 
         def collect(value: dict) -> dict:
-            if set(value) == {REF}:
+            if set(value) == {REF, KEYS}:
                 wanted.add(value[REF])
             return value
 
@@ -106,6 +112,9 @@ class PaperRefSerializer:
                             f"holds (e.g. {missing[0]}): resume it with the data home it was started with")
 
         def fill(value: dict) -> dict:
-            return dict(papers[value[REF]]) if set(value) == {REF} else value
+            if set(value) != {REF, KEYS}:
+                return value
+            full = papers[value[REF]]
+            return {k: full[k] for k in value[KEYS]}
 
         return _walk(obj, fill)
