@@ -61,6 +61,9 @@ class StoreSettings(BaseModel):
     # (16..96) with mean recall@100 >= 0.95 of the exact scan at 1M papers (0.952; 64: 0.927):
     # BENCHMARKS.md "Scale".
     ann_min_rows: int = Field(100_000, ge=1)
+    # ... and dense search uses them only above ann_exact_below papers: the exact scan is fast
+    # enough below (25 ms p50 at 300k) and IVF recall with 2-3 segments was 0.934 at 300k.
+    ann_exact_below: int = Field(500_000, ge=0)
     ann_nprobe: int = Field(96, ge=1)
     # merge_factor segments of one size tier are merged into one, up to max_segment_rows papers.
     merge_factor: int = Field(8, ge=2)

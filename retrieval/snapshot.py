@@ -53,8 +53,9 @@ class IndexSnapshot:
     """One loaded generation; global row r is row r - offset of the segment holding it."""
 
     def __init__(self, directory: Path, segments: list[Segment], stats: TermStats, *, model: str | None,
-                 generation: int, dim: int):
+                 generation: int, dim: int, config: IndexConfig = IndexConfig()):
         self.directory = directory
+        self.config = config
         self.segments = segments
         self.stats = stats
         self.model = model
@@ -113,7 +114,7 @@ class IndexSnapshot:
         stats = TermStats(np.load(directory / "terms.npy", mmap_mode="r"), np.load(directory / "df.npy", mmap_mode="r"),
                           manifest["documents"], manifest["total_length"])
         snap = cls(directory, segments, stats, model=manifest.get("model"),
-                   generation=int(manifest["generation"]), dim=int(manifest.get("dim") or 0))
+                   generation=int(manifest["generation"]), dim=int(manifest.get("dim") or 0), config=config)
         if len(snap) != manifest["count"]:
             raise RuntimeError(f"index generation {directory} is inconsistent: run `surveygraph corpus repair`")
         return snap
@@ -171,6 +172,7 @@ class IndexSnapshot:
               mask: np.ndarray | None = None, exact: bool = False) -> list[tuple[str, float]]:
         """Top ``n`` (id, cosine) over all rows, or global ``rows``, or the rows a ``mask`` allows."""
         hits = []
+        exact = exact or len(self) <= self.config.ann.exact_below
         for seg, local in zip(self.segments, self._restrict(rows, mask)):
             hits.extend(seg.dense(vector, n, local, exact=exact))
         return _best(hits, n)

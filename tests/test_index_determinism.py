@@ -200,7 +200,7 @@ def test_large_segments_search_through_ivf_and_scanning_every_list_is_exact(tmp_
     update(tmp_path, None, add=rows, model="test", dim=16, config=IndexConfig(ann=AnnConfig(min_rows=100, nprobe=80)))
     assert (tmp_path / "index" / "segments" / "s000001" / "ivf.faiss").is_file()
     for nprobe, exact in ((80, True), (4, False)):
-        snap = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=nprobe)))
+        snap = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=nprobe, exact_below=0)))
         for q in vectors[:5]:
             truth = sorted(range(400), key=lambda i: (-float(vectors[i] @ q), ids[i]))[:10]
             got = snap.dense(q, 10)
@@ -208,5 +208,9 @@ def test_large_segments_search_through_ivf_and_scanning_every_list_is_exact(tmp_
                 assert [pid for pid, _ in got] == [ids[i] for i in truth]
             else:
                 assert got and all(abs(s - float(vectors[ids.index(pid)] @ q)) < 1e-5 for pid, s in got)
-        again = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=nprobe)))
+        again = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=nprobe, exact_below=0)))
         assert again.dense(vectors[7], 10) == snap.dense(vectors[7], 10)
+    # Below store.ann_exact_below papers (default 500k) the exact scan answers, IVF or not.
+    small = IndexSnapshot.load(tmp_path, IndexConfig(ann=AnnConfig(min_rows=100, nprobe=1)))
+    truth = sorted(range(400), key=lambda i: (-float(vectors[i] @ vectors[9]), ids[i]))[:10]
+    assert [pid for pid, _ in small.dense(vectors[9], 10)] == [ids[i] for i in truth]
