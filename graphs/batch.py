@@ -26,8 +26,8 @@ from typing import Any
 
 from ..agents.deps import GenerationDeps
 from ..errors import UserError
-from ..sanitize import check_topic, redact_text
-from .runner import RunResult, resume_run, run_record, start_graph, start_run
+from ..sanitize import check_topic
+from .runner import RunResult, postgres_connection, resume_run, run_record, start_graph, start_run
 
 _LOCK_SPACE = 0x5347  # advisory-lock class id of surveygraph jobs ("SG")
 _SCHEMA = """
@@ -58,24 +58,9 @@ class Job:
     attempts: int
 
 
-def _require_postgres():
-    try:
-        import psycopg
-    except ImportError:
-        raise UserError("batches need PostgreSQL's client: pip install 'surveygraph[postgres]'") from None
-    return psycopg
-
-
 def connect(url: str):
     """An autocommit connection to the batch database (UserError when unreachable)."""
-    if not url.startswith(("postgresql://", "postgres://")):
-        raise UserError(f"the batch database must be a postgresql:// URL, not {redact_text(url)!r}")
-    psycopg = _require_postgres()
-    try:
-        conn = psycopg.connect(url, autocommit=True)
-    except psycopg.OperationalError as exc:
-        raise UserError(f"cannot reach the batch database {redact_text(url)}: "
-                        f"{redact_text(str(exc)).strip().splitlines()[-1]}") from None
+    conn = postgres_connection(url, "the batch database", "the batch database", autocommit=True)
     conn.execute(_SCHEMA)
     return conn
 

@@ -90,20 +90,31 @@ def _checkpointer(run_dir: Path, deps: GenerationDeps) -> Iterator[Any]:
         conn.close()
 
 
-def _postgres_checkpointer(url: str, serde: Any) -> Iterator[Any]:
+def postgres_connection(url: str, name: str, target: str, **options: Any):
+    """A psycopg connection to ``url``; a bad URL, a missing client or an unreachable server is
+    one UserError naming ``name`` (the setting) or ``target`` (what the database is for)."""
     if not url.startswith(("postgresql://", "postgres://")):
-        raise UserError(f"generation.checkpointer must be a postgresql:// URL, not {redact_text(url)!r}")
+        raise UserError(f"{name} must be a postgresql:// URL, not {redact_text(url)!r}")
     try:
         import psycopg
+    except ImportError:
+        raise UserError(f"{name} needs PostgreSQL's client: pip install 'surveygraph[postgres]'") from None
+    try:
+        return psycopg.Connection.connect(url, **options)
+    except psycopg.OperationalError as exc:
+        raise UserError(f"cannot reach {target} {redact_text(url)}: "
+                        f"{redact_text(str(exc)).strip().splitlines()[-1]}") from None
+
+
+def _postgres_checkpointer(url: str, serde: Any) -> Iterator[Any]:
+    try:
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg.rows import dict_row
     except ImportError:
-        raise UserError("a postgresql:// checkpointer needs pip install 'surveygraph[postgres]'") from None
-    try:  # the connection PostgresSaver.from_conn_string makes, with our serializer
-        conn = psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
-    except psycopg.OperationalError as exc:
-        raise UserError(f"cannot reach the checkpoint database {redact_text(url)}: "
-                        f"{redact_text(str(exc)).strip().splitlines()[-1]}") from None
+        raise UserError("generation.checkpointer needs pip install 'surveygraph[postgres]'") from None
+    conn = postgres_connection(  # the connection PostgresSaver.from_conn_string makes, with our serializer
+        url, "generation.checkpointer", "the checkpoint database", autocommit=True, prepare_threshold=0,
+        row_factory=dict_row)
     try:
         saver = PostgresSaver(conn, serde=serde)
         saver.setup()  # creates or migrates LangGraph's tables; idempotent

@@ -145,6 +145,10 @@ class CorpusIngest:
         if not collection.exists:
             collection.create(self.embedder.name, self.embedder.dim)
         collection.add(papers, vectors)
+        self._publish_papers(papers, vectors)
+
+    def _publish_papers(self, papers: list[Paper], vectors: np.ndarray) -> None:
+        """One new index segment holding ``papers`` (rows of ``vectors`` in the same order)."""
         self._snapshot = update(
             self._store_dir, self.snapshot,
             add=NewRows(ids=[p.paper_id for p in papers], tokens=[tokenize(p.embedding_text()) for p in papers],
@@ -216,14 +220,7 @@ class CorpusIngest:
                     collection.add([papers[pid] for pid in to_chroma], np.vstack([vectors[pid] for pid in to_chroma]))
                 to_index = [pid for pid in chunk if pid in missing_index]
                 if to_index:
-                    rows = [papers[pid] for pid in to_index]
-                    self._snapshot = update(
-                        self._store_dir, self.snapshot,
-                        add=NewRows(ids=to_index, tokens=[tokenize(p.embedding_text()) for p in rows],
-                                    years=[p.year or 0 for p in rows], categories=[list(p.categories) for p in rows],
-                                    vectors=np.vstack([vectors[pid] for pid in to_index])),
-                        model=self._index_model(), dim=self.embedder.dim, config=self._index_config)
-                    self._snapshot_loaded = True
+                    self._publish_papers([papers[pid] for pid in to_index], np.vstack([vectors[pid] for pid in to_index]))
                 bar.advance(len(chunk))
         finally:
             bar.close()

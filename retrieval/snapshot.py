@@ -215,30 +215,29 @@ def _next_number(root: Path, prefix: str) -> int:
     return 1 + max(numbers, default=0)
 
 
-def _write_new_segment(root: Path, rows: NewRows, config: IndexConfig) -> str:
+def _new_segment(root: Path, write) -> str:
+    """Name the next segment, let ``write(directory)`` fill a temporary directory, rename it in."""
     seg_root = root / SEGMENTS_DIR
     seg_root.mkdir(parents=True, exist_ok=True)
     name = f"s{_next_number(seg_root, 's'):06d}"
     tmp = seg_root / f".tmp-{name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    names, cat_ptr, cat_codes = encode_categories(rows.categories)
-    write_segment(tmp, ids=rows.ids, years=np.array([y or 0 for y in rows.years], dtype=np.int32),
-                  category_names=names, cat_ptr=cat_ptr, cat_codes=cat_codes,
-                  postings=SegmentPostings.build(rows.tokens), vectors=rows.vectors, ann=config.ann)
+    write(tmp)
     tmp.rename(seg_root / name)
     fsync_dir(seg_root)
     return name
+
+
+def _write_new_segment(root: Path, rows: NewRows, config: IndexConfig) -> str:
+    names, cat_ptr, cat_codes = encode_categories(rows.categories)
+    return _new_segment(root, lambda tmp: write_segment(
+        tmp, ids=rows.ids, years=np.array([y or 0 for y in rows.years], dtype=np.int32), category_names=names,
+        cat_ptr=cat_ptr, cat_codes=cat_codes, postings=SegmentPostings.build(rows.tokens), vectors=rows.vectors,
+        ann=config.ann))
 
 
 def _merged(root: Path, parts: list[Segment], config: IndexConfig, drop: set[str] | None = None) -> str:
-    seg_root = root / SEGMENTS_DIR
-    name = f"s{_next_number(seg_root, 's'):06d}"
-    tmp = seg_root / f".tmp-{name}-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    merge_segments(parts, tmp, config.ann, drop)
-    tmp.rename(seg_root / name)
-    fsync_dir(seg_root)
-    return name
+    return _new_segment(root, lambda tmp: merge_segments(parts, tmp, config.ann, drop))
 
 
 def _tier(count: int, factor: int) -> int:
