@@ -30,7 +30,8 @@ _LEAD_CONNECTIVE = re.compile(
     r"finally|lastly|then|next|first|firstly|second|secondly|third|thirdly|meanwhile|nevertheless|"
     r"nonetheless|instead|in contrast|by contrast|conversely|to this end|to that end|for this purpose|"
     r"as a result|overall|in summary|in short|in conclusion|to summari[sz]e|together|here|herein|"
-    r"on the other hand|at the same time|in this context|beyond this|building on this|motivated by this|"
+    r"on the other hand|at the same time|in this context|in response|in this regard|to this aim|"
+    r"to the best of (?:our|their|the authors') knowledge|beyond this|building on this|motivated by this|"
     r"inspired by this|based on this|based on these (?:\w+ )?(?:findings|observations|insights)|"
     r"to (?:address|tackle|overcome|solve|mitigate|bridge|fill|close|alleviate|resolve|remedy|handle|fix)"
     r" (?:this|these|those|such|the above|both|that)\b[^,]{0,80})\s*,\s*", re.I)
@@ -210,19 +211,3 @@ def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb
         return f"In {cited}, {_lower_first(_pronouns_to_third(text))}"
     verb = report_verb if plural else third_person(report_verb)
     return f"{capital} {verb} that {_lower_first(_pronouns_to_third(text))}"
-
-
-def cell_text(sentence: str, limit: int) -> str:
-    """A sentence shortened for a table cell, in the third person without a subject where the
-    abstract spoke as "we" ("We propose X" -> "Proposes X")."""
-    text = _SELF_PREFIX.sub("", sentence.strip(), count=1)
-    text = text[:1].upper() + text[1:]
-    if _WE_START.match(text):
-        rest = _conjugate_after_subject(_WE_START.sub("", text, count=1), plural=False)
-        text = rest[:1].upper() + rest[1:]
-    else:
-        subject = _SELF_SUBJECT.match(text)
-        if subject:
-            rest = text[subject.end():]
-            text = rest[:1].upper() + rest[1:]
-    return untrusted(_pronouns_to_third(text), limit)

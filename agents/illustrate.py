@@ -20,14 +20,15 @@ from collections import Counter
 from pathlib import Path
 
 from ..sanitize import untrusted
-from .attribution import cell_text, paper_handle
+from .attribution import paper_handle
 from .deps import GenerationDeps
-from .synthesis import candidate_sentences
+from .facets import paper_facets
 from .text import CITATION_MARKER, marker_numbers
 
 FIGURE_NAME = "papers-per-section"
-TITLE_CHARS, CELL_CHARS = 90, 150  # table cells stay short; the abstract is one click away
-TABLE_HEADER = ("Work", "Year", "Addresses", "Approach", "Key finding")
+TITLE_WORDS = 14  # a longer title is named by its part after the system name
+TABLE_HEADER = ("Work", "Year", "Contribution", "Focus", "Evaluation data", "Measures", "Stated result")
+KIND_CELLS = {"survey": "survey", "benchmark": "benchmark / dataset", "study": "empirical study", "method": "method"}
 
 
 def cell(text: str | None) -> str:
@@ -36,16 +37,25 @@ def cell(text: str | None) -> str:
     return value or "–"
 
 
+def focus(title: str) -> str:
+    """What a work is about, as its title says it: the part after a system name ('HIRAG: X' -> X)
+    when the whole title is long; never cut mid-phrase."""
+    clean = re.sub(r"(?<!\.)\.$", "", untrusted(title, 300))
+    head, _, rest = clean.partition(":")
+    if len(clean.split()) > TITLE_WORDS and rest.strip() and len(head.split()) <= 3:
+        return rest.strip()
+    return clean
+
+
 def paper_row(number: int, paper: dict) -> list[str]:
-    """Work, year, what it addresses (title), approach (first method sentence) and key finding
-    (last finding sentence) of one paper, from its abstract."""
+    """Work, year, contribution kind, focus, evaluation data, measures and the stated result of one
+    paper, each a short phrase read from its title and abstract (agents/facets.py); '–' when the
+    abstract does not say."""
     handle, _plural = paper_handle(paper)
-    roles = candidate_sentences([paper])
-    method = next((c.text for c in roles if c.role == "method"), "")
-    finding = next((c.text for c in reversed(roles) if c.role == "finding"), "")
+    facets = paper_facets(paper)
     return [f"{handle[:1].upper()}{handle[1:]} [{number}]", str(paper.get("year") or "n.d."),
-            re.sub(r"(?<!\.)\.$", "", untrusted(paper.get("title"), TITLE_CHARS)),
-            cell_text(method, CELL_CHARS) if method else "", cell_text(finding, CELL_CHARS) if finding else ""]
+            KIND_CELLS.get(facets.kind, ""), focus(paper.get("title") or ""), ", ".join(facets.data[:4]),
+            ", ".join(facets.metrics[:4]), facets.result]
 
 
 def pipe_table(header: tuple[str, ...] | list[str], rows: list[list[str]]) -> str:
@@ -61,14 +71,18 @@ def cited_numbers(section: dict) -> list[int]:
     return sorted(numbers)
 
 
-def section_table(index: int, section: dict, references: list[str], papers: dict) -> dict | None:
-    rows = [paper_row(n, papers[references[n - 1]]) for n in cited_numbers(section)
-            if 1 <= n <= len(references) and references[n - 1] in papers]
-    if not rows:
+def section_table(index: int, section: dict, references: list[str], papers: dict, tabled: set[int]) -> dict | None:
+    """The table of the works a section cites that no earlier table listed (``tabled`` is
+    updated): a work appears in one table only."""
+    numbers = [n for n in cited_numbers(section) if 1 <= n <= len(references) and references[n - 1] in papers
+               and n not in tabled]
+    if len(numbers) < 2:
         return None
+    tabled.update(numbers)
+    rows = [paper_row(n, papers[references[n - 1]]) for n in numbers]
     title = untrusted(section.get("title"), 120)
-    caption = (f"Table {index}: Works cited in “{title}”: year, what each addresses, its approach and a "
-               "key finding, from the abstracts.")
+    caption = (f"Table {index}: Works first cited in “{title}”: kind of contribution, focus, evaluation data, "
+               "measures and a stated result, as their titles and abstracts give them (– where they do not).")
     return {"section_id": section["id"], "caption": caption, "header": list(TABLE_HEADER), "rows": rows}
 
 
@@ -76,7 +90,7 @@ def table_text(table: dict) -> str:
     """Section-level text: a lead sentence, the caption, the pipe table."""
     count = len(table["rows"])
     number = re.match(r"Table (\d+)", table["caption"]).group(1)
-    lead = f"Table {number} compares the {count} work{'s' if count != 1 else ''} cited in this section."
+    lead = f"Table {number} compares the {count} works this section is the first to cite."
     return f"{lead}\n\n{table['caption']}\n\n{pipe_table(table['header'], table['rows'])}"
 
 
@@ -137,9 +151,9 @@ def illustrate(state: dict, deps: GenerationDeps) -> dict:
         return {}
     survey = dict(state["survey"])
     references, papers = survey.get("references", []), state.get("papers") or {}
-    body, tables = [], []
+    body, tables, tabled = [], [], set()
     for section in survey["body"]:
-        table = section_table(len(tables) + 1, section, references, papers)
+        table = section_table(len(tables) + 1, section, references, papers, tabled)
         if table:
             tables.append(table)
         body.append({**section, "text": table_text(table) if table else section.get("text", "")})

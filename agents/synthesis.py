@@ -36,6 +36,9 @@ import numpy as np
 
 from ..sanitize import looks_like_injection, untrusted
 from .attribution import attribute, paper_handle, standalone
+from .cluster_names import topic_words
+from .comparison import compare
+from .facets import paper_facets
 from .text import and_list, sentences
 
 Encoder = Callable[[Sequence[str]], np.ndarray]
@@ -279,13 +282,18 @@ def _chunk(lines: list[tuple[int, str]]) -> list[list[str]]:
 
 
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,
-               per_paper: int = 2) -> str:
-    """The extractive synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order)."""
+               per_paper: int = 2, topic: str = "") -> str:
+    """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order): an
+    opening, the comparison of the works (agents/comparison.py), then their own statements."""
     if not papers:
         return ""
-    candidates = candidate_sentences(papers)
+    facets = [paper_facets(p) for p in papers]
+    comparison = compare(papers, facets, topic_words(f"{topic} {title}"))
+    # A figure the comparison already states is not quoted again in its source sentence.
+    stated = [f.result for f in facets if f.result and any(f.result in line for line in comparison)]
+    candidates = [c for c in candidate_sentences(papers) if not any(r in c.text for r in stated)]
     if not candidates:
-        return opening_sentence(title, papers, list_works=True)
+        return " ".join([opening_sentence(title, papers, list_works=True), *comparison])
     query = " ".join(untrusted(t, 300) for t in (title, description) if t)
     texts = [c.text for c in candidates] + [query or untrusted(title, 300)]
     if encode is None:
@@ -298,7 +306,7 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
     for i in chosen_idx:  # papers in the order their first sentence was chosen (most salient first)
         order.setdefault(candidates[i].key, len(order))
     paragraphs = _compose([candidates[i] for i in chosen_idx], papers, order)
-    paragraphs[0].insert(0, opening_sentence(title, papers, list_works=False))
+    paragraphs.insert(0, [opening_sentence(title, papers, list_works=False), *comparison])
     uncovered = [k for k in range(1, len(papers) + 1) if k not in order]
     if uncovered:
         paragraphs[-1].append(uncovered_sentence(papers, uncovered))

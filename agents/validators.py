@@ -62,6 +62,20 @@ def content_stems(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in content_words(text)}
 
 
+# Words that say what kind of text something is, not what it is about: a heading made only of them
+# ("Comprehensive Survey", "Systematic Overview") names no concept of the topic.
+META_WORDS = {"survey", "surveys", "review", "reviews", "overview", "comprehensive", "systematic", "study",
+              "studies", "analysis", "approaches", "approach", "methods", "method", "paper", "papers", "work",
+              "works", "general", "miscellaneous", "other", "others", "various", "topics", "issues", "part"}
+
+
+def is_name(word: str) -> bool:
+    """'GraphRAG', 'LLaMA', 'RAG', 'GPT-4': a word that names one thing (inner capitals, capitals
+    only, digits); 'Context', 'Long-Context' and 'Optimization' are common words."""
+    parts = [p for p in word.split("-") if p]
+    return any(any(ch.isdigit() for ch in p) or (len(p) > 1 and any(ch.isupper() for ch in p[1:])) for p in parts)
+
+
 def content_words(text: str) -> set[str]:
     """Lower-cased words of a heading that carry meaning (no stop words, no 1-2 letter tokens)."""
     return {w for w in normalize_title(text).split() if len(w) > 2 and w not in TRAILING_STOPWORDS}
@@ -116,6 +130,8 @@ def validate_heading(title: str, *, topic: str, taken: set[str], cap: int | None
         reasons.append("numbered (the outline numbers headings itself)")
     if len(_words(text)) > 14:
         reasons.append("too long for a heading (more than 14 words)")
+    if content_words(text) and content_words(text) <= META_WORDS:
+        reasons.append("names no concept (only words such as survey, comprehensive, overview)")
     reasons += truncation_reasons(text, cap=cap)
     if key in FRAME_HEADINGS:
         reasons.append("a frame heading (added by the pipeline)")

@@ -65,7 +65,8 @@ def floor_text(task: dict, deps: GenerationDeps) -> str:
     """The subsection's content floor: the extractive synthesis of its papers."""
     sub = task["subsection"]
     return synthesize(sub.get("title", ""), task["papers"], description=sub.get("description", ""),
-                      encode=subsection_encoder(deps), per_paper=deps.settings.generation.synthesis_per_paper)
+                      encode=subsection_encoder(deps), per_paper=deps.settings.generation.synthesis_per_paper,
+                      topic=task.get("topic", ""))
 
 
 def citation_problems(text: str, n_papers: int) -> list[str]:

@@ -32,22 +32,36 @@ def deps(tmp_path, **generation) -> GenerationDeps:
                           outlines=None, clients=None)
 
 
+HEADER = "| Work | Year | Contribution | Focus | Evaluation data | Measures | Stated result |"
+
+
 def test_each_section_gets_a_comparison_table_of_its_cited_works(tmp_path):
     survey = illustrate(state(tmp_path), deps(tmp_path))["survey"]
     first, second = (s["text"] for s in survey["body"])
-    assert first.startswith("Table 1 compares the 3 works cited in this section.")
+    assert first.startswith("Table 1 compares the 3 works this section is the first to cite.")
     rows = [line for line in first.splitlines() if line.startswith("| ") and "---" not in line]
-    assert rows[0] == "| Work | Year | Addresses | Approach | Key finding |"
+    assert rows[0] == HEADER
     assert [re.search(r"\[(\d+)\]", r).group(1) for r in rows[1:]] == ["1", "2", "3"]
-    assert rows[1].startswith("| Smith et al. [1] | 2025 | DenseFuse: Late Fusion of Dense Passages")
-    assert "Proposes DenseFuse, a late fusion reader" in rows[1]  # approach, third person
-    assert "Experiments on Natural Questions and TriviaQA show" in rows[1]  # key finding
-    assert all(r.count(" | ") == 4 for r in rows)  # five cells, no stray pipe
+    # short phrases from the abstract, not cut sentences
+    assert rows[1] == ("| Smith et al. [1] | 2025 | method | DenseFuse: Late Fusion of Dense Passages for Open-Domain QA"
+                       " | Natural Questions, TriviaQA | exact match | improves exact match by 3.1 points over "
+                       "concatenation readers |")
+    assert rows[2].startswith("| Okafor [2] | 2025 | empirical study | Sparse Lexical Expansion Revisited | SciFact |")
+    assert "..." not in first
+    assert all(r.count(" | ") == 6 for r in rows)  # seven cells, no stray pipe
     assert "Pipes \\| in a Title" in second  # a pipe inside a cell is escaped
     for bad in FORBIDDEN:
         assert bad not in second, bad
     assert [t["section_id"] for t in survey["tables"]] == ["1", "2"]
-    assert survey["tables"][1]["caption"].startswith("Table 2: Works cited in “Robustness”")
+    assert survey["tables"][1]["caption"].startswith("Table 2: Works first cited in “Robustness”")
+
+
+def test_a_work_is_listed_in_one_table_only(tmp_path):
+    data = state(tmp_path)
+    data["survey"]["body"][1]["subsections"][0]["text"] = "An abstention head [4], attacks [5, 6] and DenseFuse [1]."
+    survey = illustrate(data, deps(tmp_path))["survey"]
+    listed = [re.search(r"\[(\d+)\]", row[0]).group(1) for t in survey["tables"] for row in t["rows"]]
+    assert sorted(listed) == ["1", "2", "3", "4", "5", "6"]  # [1] stays in Table 1 only
 
 
 def test_figure_is_a_png_in_the_run_folder_and_recorded(tmp_path):
@@ -85,7 +99,7 @@ def test_build_survey_carries_the_section_text(tmp_path):
     data["outline"] = [{"id": s["id"], "title": s["title"], "subsections": []} for s in data["survey"]["body"]]
     survey = build_survey(data)
     section = next(s for s in survey.sections if s.section_id == "1")
-    assert "| Work | Year | Addresses | Approach | Key finding |" in section.text.splitlines()
+    assert HEADER in section.text.splitlines()
 
 
 def test_pipe_table_renders_empty_cells_as_dash():

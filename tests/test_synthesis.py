@@ -15,9 +15,11 @@ from surveygraph.sanitize import untrusted
 
 
 def body_sentences(text: str) -> list[str]:
-    said = [s for p in text.split("\n\n") for s in sentences(p)]
-    assert said[0].startswith("This subsection reviews")
-    return said[1:]
+    """The extracted sentences: every paragraph after the first (opening and comparison,
+    tests/test_comparison.py)."""
+    paragraphs = text.split("\n\n")
+    assert paragraphs[0].startswith("This subsection reviews")
+    return [s for p in paragraphs[1:] for s in sentences(p)]
 
 
 def cited(sentence: str) -> list[int]:
@@ -145,9 +147,6 @@ def test_a_scraped_page_header_before_the_abstract_label_is_not_quoted():
 
 
 def test_coordinated_verbs_agree_with_a_singular_source():
-    from surveygraph.agents.attribution import cell_text
-
-    assert cell_text("In this paper, we evaluate and compare several fine-tuning strategies.", 200) == \
-        "Evaluates and compares several fine-tuning strategies."
-    assert cell_text("We use retrieval and generation jointly.", 200) == "Uses retrieval and generation jointly."
+    assert attribute("In this paper, we evaluate and compare several fine-tuning strategies.", "Lee", False, "[2]",
+                     None) == "Lee [2] evaluates and compares several fine-tuning strategies."
     assert attribute("We propose and evaluate a cache.", "Lee", False, "[2]", None).startswith("Lee [2] proposes and evaluates")

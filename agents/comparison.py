@@ -1,0 +1,212 @@
+"""Comparative statements about a subsection's works, built from their facets (agents/facets.py).
+
+Where the extractive synthesis quotes what each paper says, these sentences say how the papers
+relate (issue 17.3): what kind of contribution each is, which ingredients several of them share,
+who evaluates on which data with which metric, and which figures the abstracts state. Each
+sentence cites exactly the works whose facts it states, and each fact is a string found in those
+works' titles or abstracts, so the comparison adds structure, not claims.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from .attribution import paper_handle
+from .cluster_names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
+from .facets import KINDS, Facets
+from .text import and_list
+from .validators import is_name
+
+MAX_CONCEPTS = 3  # shared ingredients named per subsection
+MAX_NAMED = 3  # works named by handle in one list; more are cited by number only
+_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+@dataclass(frozen=True)
+class Work:
+    key: int  # local citation number
+    handle: str
+    plural: bool
+    facets: Facets
+
+
+def works(papers: Sequence[dict], facets: Sequence[Facets]) -> list[Work]:
+    out = []
+    for key, (paper, facet) in enumerate(zip(papers, facets), start=1):
+        handle, plural = paper_handle(paper)
+        out.append(Work(key, handle, plural, facet))
+    return out
+
+
+def _count(n: int) -> str:
+    return _NUMBERS[n] if n < len(_NUMBERS) else str(n)
+
+
+def cite_list(group: Sequence[Work]) -> str:
+    """'Smith et al. [1] and Lee [4]'; more than MAX_NAMED works: 'five works [1, 3, 4, 6, 8]'."""
+    if len(group) > MAX_NAMED:
+        return f"{_count(len(group))} works [{', '.join(str(w.key) for w in group)}]"
+    return and_list([f"{w.handle} [{w.key}]" for w in group])
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# What a work of each kind does, as a predicate (plural subject, singular subject).
+KIND_PREDICATES = {
+    "survey": ("are surveys or reviews", "is a survey or review"),
+    "benchmark": ("contribute benchmarks or datasets", "contributes a benchmark or dataset"),
+    "study": ("are empirical studies", "is an empirical study"),
+    "method": ("propose new methods or systems", "proposes a new method or system"),
+}
+
+
+def _predicate(kind: str, group: Sequence[Work]) -> str:
+    plural, singular = KIND_PREDICATES[kind]
+    if len(group) == 1 and not group[0].plural:
+        return singular
+    if len(group) == 1:  # "Smith et al. [3] propose a new method": one work, plural handle
+        return {"survey": "is a survey or review", "study": "is an empirical study"}.get(
+            kind, singular.replace("proposes", "propose").replace("contributes", "contribute"))
+    return plural
+
+
+def kind_sentence(group: Sequence[Work]) -> str:
+    """What kind of contribution each work is ('Five of the eight propose new methods or systems;
+    A [2] and B [3] are surveys or reviews')."""
+    by_kind = {k: [w for w in group if w.facets.kind == k] for k in KINDS}
+    present = [k for k in KINDS if by_kind[k]]
+    if len(group) < 2 or not present:
+        return ""
+    known = sum(len(by_kind[k]) for k in present)
+    if known < 2:
+        return ""
+    if len(present) == 1:
+        lead = "Both" if known == 2 else f"All {_count(known)}"
+        return f"{lead}{'' if known == len(group) else ' whose abstracts say so'} {KIND_PREDICATES[present[0]][0]}."
+    major = max(present, key=lambda k: (len(by_kind[k]), -KINDS.index(k)))
+    parts = [f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present if k != major]
+    lead = f"{_capital(_count(len(by_kind[major])))} of the {_count(known)} {KIND_PREDICATES[major][0]}"
+    return f"{lead}; {and_list(parts)}."
+
+
+def shared_concepts(papers: Sequence[dict], banned: set[str]) -> list[tuple[str, list[int]]]:
+    """Phrases (1-3 words) used by at least two of the works but not by all, as the works spell
+    them, with the works using them; multiword phrases first, then by how many works share them.
+    Phrases overlapping a better one (same stem) are skipped."""
+    texts = [f"{p.get('title') or ''}. {p.get('abstract') or ''}" for p in papers]
+    if len(texts) < 3:
+        return []
+    analyze = keyphrase_analyzer(banned, incomplete_phrases(texts))
+    users: dict[str, set[int]] = {}
+    for key, text in enumerate(texts, start=1):
+        for phrase in set(analyze(text)):
+            users.setdefault(phrase, set()).add(key)
+    forms = surface_forms(texts)
+    # A title names what its paper is about; a phrase no title uses ('future research', 'inference
+    # time') is abstract boilerplate, not an ingredient the works share.
+    titled = {phrase for p in papers for phrase in analyze(str(p.get("title") or ""))}
+    ranked = sorted(((p, sorted(k)) for p, k in users.items() if 2 <= len(k) < len(texts) and p in titled
+                     and (" " in p or is_name(forms.get(p, p)))),
+                    key=lambda item: (-(len(item[0].split()) > 1), -len(item[1]), item[0]))
+    chosen: list[tuple[str, list[int]]] = []
+    seen_stems: set[str] = set()
+    seen_sets: set[tuple[int, ...]] = set()
+    for phrase, keys in ranked:
+        stems = {stem(w) for w in phrase.split()}
+        if stems & seen_stems or tuple(keys) in seen_sets:
+            continue
+        chosen.append((_in_sentence(forms.get(phrase, phrase)), keys))
+        seen_stems |= stems
+        seen_sets.add(tuple(keys))
+        if len(chosen) == MAX_CONCEPTS:
+            break
+    return chosen
+
+
+def _in_sentence(phrase: str) -> str:
+    """A title's capitals dropped inside a sentence ('Question Answering' -> 'question answering');
+    acronyms and names with inner capitals kept."""
+    return " ".join(w.lower() if all(part[:1].isupper() and (part[1:].islower() or len(part) == 1)
+                                     for part in w.split("-") if part) else w for w in phrase.split())
+
+
+def concept_sentence(group: Sequence[Work], concepts: list[tuple[str, list[int]]]) -> str:
+    if not concepts:
+        return ""
+    by_key = {w.key: w for w in group}
+    parts = [f"{phrase} ({cite_list([by_key[k] for k in keys])})" for phrase, keys in concepts]
+    noun = "the ingredient" if len(parts) == 1 else "the ingredients"
+    return f"Several works share {noun} {and_list(parts)}."
+
+
+def _uses(work: Work, names: Sequence[str]) -> str:
+    verb = "use" if work.plural else "uses"
+    return f"{work.handle} [{work.key}] {verb} {and_list(list(names[:4]))}"
+
+
+def data_sentences(group: Sequence[Work]) -> list[str]:
+    """Which data each work evaluates on; data used by two or more works are named as shared."""
+    users: dict[str, list[Work]] = {}
+    for work in group:
+        for name in work.facets.data:
+            users.setdefault(name, []).append(work)
+    if not users:
+        return []
+    out = []
+    shared = sorted((n for n, ws in users.items() if len(ws) > 1), key=lambda n: (-len(users[n]), n))
+    if shared:
+        parts = [f"{name} ({cite_list(users[name])})" for name in shared[:3]]
+        out.append(f"Evaluation data recur across works: {and_list(parts)}.")
+    own = [w for w in group if w.facets.data and not any(n in shared for n in w.facets.data)][:4]
+    if len(own) == 1:
+        out.append(f"Only {_uses(own[0], own[0].facets.data)} as named evaluation data.")
+    elif own:
+        parts = [_uses(w, w.facets.data) for w in own]
+        out.append(f"The named evaluation data differ from work to work: {_capital('; '.join(parts))}.")
+    return out
+
+
+def metric_sentence(group: Sequence[Work]) -> str:
+    """The measures the abstracts name, grouped by the works that name them."""
+    by_users: dict[tuple[int, ...], list[str]] = {}
+    for metric in sorted({m for w in group for m in w.facets.metrics}):
+        keys = tuple(w.key for w in group if metric in w.facets.metrics)
+        by_users.setdefault(keys, []).append(metric)
+    if len(by_users) < 2 and sum(1 for w in group if w.facets.metrics) < 2:
+        return ""
+    by_key = {w.key: w for w in group}
+    ordered = sorted(by_users.items(), key=lambda item: (-len(item[0]), item[0]))[:4]
+    parts = [f"{and_list(metrics)} ({cite_list([by_key[k] for k in keys])})" for keys, metrics in ordered]
+    return f"Results are reported in {and_list(parts)}."
+
+
+def result_sentence(group: Sequence[Work]) -> str:
+    """The figures the abstracts state, quoted side by side, with the caveat that they are not
+    comparable unless the works share their data."""
+    stated = [w for w in group if w.facets.result][:4]
+    if len(stated) < 2:
+        return ""
+    quotes = "; ".join(f"“{w.facets.result}” ({w.handle} [{w.key}])" for w in stated)
+    common = set.intersection(*[set(w.facets.data) for w in stated]) if all(w.facets.data for w in stated) else set()
+    caveat = ("they come from the same data" if common
+              else "they come from different data and settings, so they are not directly comparable")
+    return f"Where the abstracts give figures, they read: {quotes}; {caveat}."
+
+
+def compare(papers: Sequence[dict], facets: Sequence[Facets], banned: set[str]) -> list[str]:
+    """The comparative sentences of one subsection, in reading order: kinds, shared ingredients,
+    data, measures, figures. Empty when there are fewer than two works."""
+    group = works(papers, facets)
+    if len(group) < 2:
+        return []
+    said = [kind_sentence(group), concept_sentence(group, shared_concepts(papers, banned)),
+            *data_sentences(group), metric_sentence(group), result_sentence(group)]
+    return [s for s in said if s]
+
+
+def kind_counts(facets: Sequence[Facets]) -> Counter:
+    return Counter(f.kind for f in facets)

@@ -1,0 +1,198 @@
+"""Facets of a paper read from its title and abstract: what kind of work it is, the data and
+models it names, the metrics it reports, and a reported result with its number.
+
+These are the columns a comparison needs (issue 17.3): who uses which data or metric, which works
+are surveys and which propose methods. Everything is read from the source text by patterns, with
+no model; a facet is left empty rather than guessed, so a comparison built from facets states only
+what the abstracts say. The patterns are general to empirical research writing (metric names,
+"experiments on ... datasets"), not to one topic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..sanitize import untrusted
+
+KINDS = ("survey", "benchmark", "study", "method")  # or "" when neither title nor abstract says
+_SURVEY_TITLE = re.compile(r"\b(?:surveys?|review|overview|tutorial|sok|systematic (?:mapping|literature)|"
+                           r"roadmap|state of the art|primer)\b", re.I)
+_SURVEY_TEXT = re.compile(r"\b(?:this|our|we (?:present|provide|offer|conduct) an?) (?:\w+ ){0,2}(?:survey|review)\b"
+                          r"|\bwe (?:survey|review|systematically review)\b", re.I)
+_BENCHMARK_TITLE = re.compile(r"\b(?:benchmark\w*|datasets?|corpus|test ?beds?|suite|arena|leaderboard)\b", re.I)
+_BENCHMARK_TEXT = re.compile(r"\bwe (?:introduce|present|propose|construct|build|release|curate|develop|create) "
+                             r"(?:[\w-]+[\s,]+){0,5}?(?:benchmark|dataset|corpus|test ?bed|evaluation suite)\b", re.I)
+_STUDY_TEXT = re.compile(r"\b(?:we|this (?:paper|work|study)) (?:systematically |empirically |comprehensively )?"
+                         r"(?:stud(?:y|ies)|investigates?|analy[sz]es?|examines?|compares?|evaluates?|measures?|"
+                         r"probes?|characteri[sz]es?|conducts?|benchmarks?)\b|\b(?:empirical|comparative|"
+                         r"systematic) (?:study|analysis|evaluation|comparison)\b", re.I)
+_METHOD_TEXT = re.compile(r"\bwe (?:propose|introduce|present|develop|design|devise)\b|\b(?:propose|introduce)s? "
+                          r"(?:a|an) (?:novel|new)\b", re.I)
+
+# Metrics as empirical papers name them; the canonical spelling is the dictionary key.
+METRICS = {
+    "accuracy": r"accuracy", "F1": r"F1(?:[- ]scores?)?|F-score", "exact match": r"exact[- ]match|\bEM\b",
+    "BLEU": r"BLEU", "ROUGE": r"ROUGE(?:-\w+)?", "METEOR": r"METEOR", "BERTScore": r"BERTScore",
+    "nDCG": r"n?DCG(?:@\d+)?", "ANLS": r"ANLS", "MRR": r"MRR", "mAP": r"mAP(?:@\d+)?|mean average precision",
+    "recall": r"recall(?:@\d+)?", "precision": r"precision(?:@\d+)?", "latency": r"latency",
+    "throughput": r"throughput", "perplexity": r"perplexity", "AUC": r"AUC|AUROC",
+    "hallucination rate": r"hallucination rates?", "faithfulness": r"faithfulness", "win rate": r"win[- ]rates?",
+    "success rate": r"success rates?", "FID": r"FID", "FVD": r"FVD", "PSNR": r"PSNR", "SSIM": r"SSIM",
+    "RMSE": r"RMSE", "MAE": r"MAE", "MSE": r"MSE", "IoU": r"m?IoU", "Dice": r"Dice(?: score)?",
+    "bit error rate": r"bit error rates?|\bBER\b", "spectral efficiency": r"spectral efficiency",
+    "sum rate": r"sum[- ]rates?", "energy efficiency": r"energy efficiency", "inference cost":
+    r"(?:inference|computational|token) (?:cost|usage|overhead)",
+}
+_METRIC_RES = {name: re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.I if name in
+                                {"accuracy", "recall", "precision", "latency", "throughput", "perplexity",
+                                 "hallucination rate", "faithfulness", "win rate", "success rate", "exact match",
+                                 "spectral efficiency", "sum rate", "energy efficiency", "inference cost",
+                                 "mAP", "Dice", "bit error rate"} else 0)
+               for name, pattern in METRICS.items()}
+# Foundation models by family name: "who builds on which model" is part of a comparison.
+_MODEL = re.compile(r"(?<![\w-])(?:GPT-?\d[\w.-]*|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
+                    r"Mixtral[\w.-]*|Gemma[\w.-]*|Claude[\w.-]*|Gemini[\w.-]*|DeepSeek[\w.-]*|Phi-\d[\w.-]*|"
+                    r"Vicuna[\w.-]*|PaLM[\w.-]*|T5|Flan-T5|BERT|RoBERTa|ColBERT\w*|CLIP|BLIP-?\d?|LLaVA[\w.-]*|"
+                    r"InternVL[\w.-]*|Stable Diffusion)(?![\w-])")
+# A name: CamelCase (HotpotQA), capitals (NQ, MS MARCO) or letters with digits (2WikiMultiHopQA).
+_NAME = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[a-z]?[\w-]*|[0-9]+[A-Z][\w-]*|[A-Z][a-z]*-\d[\w.-]*)"
+                   r"(?:\s(?:[A-Z]{2,}[\w-]*|\d[\w.]*))?(?![\w-])")
+_DATA_CONTEXT = re.compile(r"\b(?:datasets?|benchmarks?|corpora|corpus|test sets?|experiments? (?:on|across)|"
+                           r"evaluat\w+ (?:on|across)|tested on|results on|on (?:the )?(?:\w+ )?(?:tasks?|suites?))\b",
+                           re.I)
+# Abbreviations of fields and techniques that every paper of an area uses: not data, not models.
+_GENERIC_NAMES = set("""AI ML DL NLP NLU NLG CV RL LLM LLMs LM LMs VLM VLMs MLLM MLLMs LVLM LVLMs RAG QA VQA KG KGs
+    API APIs GPU GPUs CPU TPU SOTA GNN GNNs CNN CNNs RNN LSTM MLP IR IoT UAV UAVs ISAC MIMO OFDM SNR SQL JSON
+    PDF URL HTML XML US EU UK USA EHR EHRs ASR TTS OCR CoT ICL SFT RLHF DPO PPO KV MoE LoRA PEFT ANN ANNs""".split())
+# A name the abstract introduces for its own method: "we propose X", "called X", "(X)" after a phrase.
+_INTRODUCED = re.compile(r"(?:\bwe (?:propose|introduce|present|develop|design|build|call|name|term)|\b(?:called|named|"
+                         r"dubbed|termed|coined)) (?:a |an |the )?(?:\w+ ){0,2}?([A-Z][\w-]*[A-Z0-9][\w-]*)|[a-z]\w* \(([A-Z][\w-]*[A-Z][\w-]*)\)")
+_RESULT_WORDS = re.compile(r"\b(?:results?|experiments?|evaluations?|shows?|outperform\w*|achiev\w*|recovers?|"
+                           r"improv\w*|accuracy)\b", re.I)
+_BASELINE_BEFORE = re.compile(r"\b(?:over|than|against|versus|vs\.?|outperform\w*|surpass\w*|beat\w*)\s+(?:the\s+)?"
+                              r"(?:[\w-]+,?\s+(?:and|or)\s+)?$", re.I)
+_RESULT_VERB = re.compile(r"\b(?:improv\w*|outperform\w*|reduc\w*|increas\w*|achiev\w*|gains?|boost\w*|surpass\w*|"
+                          r"lower\w*|cuts?|speed\w*|raises?|decreas\w*|exceed\w*|attain\w*|reach\w*|halv\w*)\b", re.I)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|fold\b|\s?percent\b|\s?points?\b|\s?pp\b|percentage points)")
+MAX_RESULT_WORDS = 16  # a result clause longer than this is a sentence, not a table cell
+
+
+@dataclass
+class Facets:
+    kind: str
+    data: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+    result: str = ""  # "improves exact match by 3.1 points over concatenation readers"
+    own_names: list[str] = field(default_factory=list)  # the system the paper names itself
+
+
+def _abstract(paper: dict) -> str:
+    return " ".join(untrusted(paper.get("abstract") or "").split())
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])", text) if s]
+
+
+def contribution_kind(title: str, abstract: str) -> str:
+    """survey / benchmark / study / method, by the title first (it states what the paper is)."""
+    if _SURVEY_TITLE.search(title) or (_SURVEY_TEXT.search(abstract) and not _METHOD_TEXT.search(abstract)):
+        return "survey"
+    if _BENCHMARK_TITLE.search(title) or _BENCHMARK_TEXT.search(abstract):
+        return "benchmark"
+    if _STUDY_TEXT.search(abstract) and not _METHOD_TEXT.search(abstract):
+        return "study"
+    return "method" if abstract.strip() else ""
+
+
+def _metrics(text: str) -> list[str]:
+    return [name for name, pattern in _METRIC_RES.items() if pattern.search(text)]
+
+
+def own_names(title: str, abstract: str) -> list[str]:
+    """Names the paper gives itself: the name before a title's colon ('Vgent: ...'), names in its
+    title ('... with DenseFuse'), and names the abstract introduces ('we propose X', 'called X',
+    'Multimodal RAG (MRAG)')."""
+    names = []
+    head = title.split(":", 1)[0].strip()
+    if ":" in title and 0 < len(head.split()) <= 2:
+        names.append(head)
+    names += [m.group(0) for m in _NAME.finditer(title)]
+    for match in _INTRODUCED.finditer(abstract):
+        names.append(match.group(1) or match.group(2))
+    return [n for i, n in enumerate(names) if n not in names[:i] and n not in _GENERIC_NAMES and not _MODEL.fullmatch(n)]
+
+
+# A list of capitalised items ("Natural Questions and TriviaQA", "NQ, TriviaQA, and HotpotQA").
+_CAPITAL_LIST = re.compile(r"(?:[A-Z][\w-]*(?: [A-Z][\w-]*){0,3}(?:, and |, | and ))+[A-Z][\w-]*(?: [A-Z][\w-]*){0,3}")
+
+
+def _listed_names(sentence: str) -> list[str]:
+    """Names in reading order, plus multiword capitalised items that share a list with a name
+    ('Natural Questions' beside 'TriviaQA'): a dataset's name is not always one token."""
+    found = [(m.start(), m.group(0)) for m in _NAME.finditer(sentence)]
+    for listing in _CAPITAL_LIST.finditer(sentence):
+        items = [(listing.start() + m.start(), m.group(0)) for m in
+                 re.finditer(r"[A-Z][\w-]*(?: [A-Z][\w-]*)*", listing.group(0))]
+        if any(_NAME.fullmatch(item) for _, item in items):
+            found += [(at, item) for at, item in items if " " in item]
+    return [name for _, name in sorted(found)]
+
+
+def _data_names(sentences: list[str], exclude: set[str]) -> list[str]:
+    found: list[str] = []
+    for sentence in sentences:
+        data_sentence = bool(_DATA_CONTEXT.search(sentence))
+        results_sentence = bool(_RESULT_WORDS.search(sentence) or _NUMBER.search(sentence))
+        if not (data_sentence or results_sentence):
+            continue
+        for name in _listed_names(sentence):
+            at = sentence.find(name)
+            # in a results sentence without data words, only a name right after "on" is data
+            if not data_sentence and not re.search(r"\b[Oo]n (?:the )?$", sentence[max(0, at - 8):at]):
+                continue
+            name = name.rstrip(".-")
+            if _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]):
+                continue  # "improves over MedRAG": a baseline compared against, not evaluation data
+            if (name.endswith("s") and name[:-1] in found) or re.search(r"-[a-z]+$|^\d+[KMB]$|\s\d+(?:\.\d+)?[BM]$", name) or _metrics(name) or (name in exclude or name.rstrip("s") in _GENERIC_NAMES or name in _GENERIC_NAMES
+                    or _MODEL.fullmatch(name) or len(name) < 2 or name in found):
+                continue
+            found.append(name)
+    return found
+
+
+def result_clause(sentence: str) -> str:
+    """The clause of a sentence that reports a number: from its result verb to the end of the
+    clause ('improves exact match by 3.1 points over concatenation readers'); '' when the sentence
+    states no number or the clause is too long for a table cell."""
+    number = _NUMBER.search(sentence)
+    if not number:
+        return ""
+    verbs = [m for m in _RESULT_VERB.finditer(sentence) if m.start() < number.start()]
+    if not verbs:
+        return ""
+    start = verbs[-1].start()
+    end_match = re.search(r"[,;.](?:\s|$)|\s(?:while|whereas|and (?:achiev|reduc|improv))", sentence[number.end():])
+    end = number.end() + (end_match.start() if end_match else len(sentence) - number.end())
+    clause = sentence[start:end].strip().rstrip(".,;")
+    # Quoted as it stands, so a clause that speaks as "we"/"our" would misattribute; left out.
+    if re.search(r"\b(?:we|our|us)\b", clause, re.I) or len(clause.split()) > MAX_RESULT_WORDS or clause.count("(") != clause.count(")"):
+        return ""
+    return clause
+
+
+def paper_facets(paper: dict) -> Facets:
+    title = " ".join(untrusted(paper.get("title") or "", 300).split())
+    abstract = _abstract(paper)
+    said = _sentences(abstract)
+    mine = own_names(title, abstract)
+    models = []
+    for match in _MODEL.finditer(abstract):
+        name = match.group(0).rstrip(".-")
+        if name not in models and name not in mine:
+            models.append(name)
+    result = next((c for c in (result_clause(s) for s in said) if c), "")
+    return Facets(kind=contribution_kind(title, abstract), data=_data_names(said, set(mine) | set(models)),
+                  models=models, metrics=_metrics(abstract), result=result, own_names=mine)
