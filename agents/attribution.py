@@ -37,7 +37,8 @@ _LEAD_CONNECTIVE = re.compile(
     r" (?:this|these|those|such|the above|both|that)\b[^,]{0,80})\s*,\s*", re.I)
 _SELF_PREFIX = re.compile(
     rf"^(?:in|within|through|throughout|with)\s+(?:this|the present|our)\s+(?:\w+\s+)?{_PAPER_NOUNS}\s*,?\s*", re.I)
-_SELF_SUBJECT = re.compile(rf"^(?:this|the present|our|the current)\s+((?:\w+\s+)?{_PAPER_NOUNS})\b\s*", re.I)
+_SELF_SUBJECT = re.compile(rf"^(?:this|the present|our|the current)\s+((?:\w+\s+)?{_PAPER_NOUNS})\b\s*"
+                           rf"|^the\s+((?:paper|survey|study|article))\s+(?=(?:\w+ly\s+|also\s+|further\s+|then\s+)?[a-z]+s\b)", re.I)
 _WE_START = re.compile(r"^we\s+", re.I)
 _SENTENCE_ADVERB = re.compile(r"^([A-Z][a-z]+ly|In practice|In theory|In contrast|In experiments|Overall|Empirically|"
                               r"Theoretically|Experimentally|Specifically)\s*,\s+")
@@ -203,7 +204,7 @@ def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb
     subject = _SELF_SUBJECT.match(text)
     if subject:
         rest = text[subject.end():]
-        noun = subject.group(1).lower()
+        noun = (subject.group(1) or subject.group(2)).lower()
         return f"The {noun} by {cited} {_pronouns_to_third(rest)}"
     if _OUR_START.match(text):
         text = "Their " + _OUR_START.sub("", text, count=1)

@@ -40,6 +40,10 @@ FRAME = {"introduction", "conclusion", "conclusions", "references", "abstract", 
 # after "that"); real -eds words ("needs", "embeds", "exceeds") do not count
 GLITCH = re.compile(r"\b(?!(?:embeds|sheds|beds|breeds|weds)\b)[a-z]{2,}[^e\W]eds\b|"
                     r"\b(?:report|note|find)s? that [A-Z][a-z]+ly,")
+# A sentence led by one work's citation ("Smith et al. [3] propose ...", "In Smith [3], ..."): the
+# paper-by-paper form; a synthesis relates works instead (a sentence citing two or more).
+CITATION_LED = re.compile(r"^(?:In |The (?:paper|survey|work|study) by )?[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w'’-]+)? \[\d+\]")
+CITATION = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
 NUMBERING = re.compile(r"^\s*(?:[IVX]+\.|\d+(?:\.\d+)*\.?)\s+")
 
 
@@ -70,7 +74,11 @@ def text_figures(headings: list[str], text: str, topic: str, human: set[str]) ->
     prose = " ".join(line for line in text.splitlines() if not line.startswith("|"))
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", prose) if len(s.split()) >= 7]
     copied = [h for h in body if normalize_title(h) in human]
+    cited = [s for s in sentences if CITATION.search(s)]
+    multi = sum(1 for s in cited if len({n for m in CITATION.finditer(s) for n in re.split(r"\D+", m.group(1)) if n}) >= 2)
+    led = sum(1 for s in sentences if CITATION_LED.match(s))
     return {"headings": len(body), "copied": len(copied), "copied_titles": copied,
+            "multi": f"{multi / len(cited):.2f}" if cited else "n/a", "led": f"{led / len(sentences):.2f}" if sentences else "n/a",
             "rejected": rejected, "repeated": sum(c - 1 for c in Counter(sentences).values() if c > 1),
             "glitches": len(GLITCH.findall(prose))}
 
@@ -140,19 +148,21 @@ def main() -> None:
         labels.setdefault(row["topic"], {})[row["arxiv_id"]] = row["label"]
     print(f"# side by side ({load_average()})")
     print("| topic | system | cited | on-topic (labelled) | heading-content sim | headings | copied from a "
-          "human outline | rejected headings | repeated sentences | glitches | minutes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "human outline | rejected headings | repeated sentences | glitches | cited sentences citing 2+ works | "
+          "sentences led by one work's citation | minutes |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for topic in [t.strip() for t in args.topics.split(",") if t.strip()]:
         row = ours(topic, Path(args.home), encode, labels.get(topic, {}))
         assert not row["same_topic_demo"], "the same-topic human outline leaked into the demonstrations"
         copied = f" ({'; '.join(row['copied_titles'])})" if row["copied_titles"] else ""
         print(f"| {topic} | **ours** | {row['cited']} | {row['on_topic']} | {row['heading_sim']} | {row['headings']} | "
-              f"{row['copied']}{copied} | {row['rejected']} | {row['repeated']} | {row['glitches']} | {row['minutes']} |")
+              f"{row['copied']}{copied} | {row['rejected']} | {row['repeated']} | {row['glitches']} | {row['multi']} | "
+              f"{row['led']} | {row['minutes']} |")
         for system in SYSTEMS:
             other = theirs(system, topic, data)
             if other:
                 print(f"| {topic} | {system} | {other['cited']} | n/a | n/a | {other['headings']} | {other['copied']} | "
-                      f"{other['rejected']} | {other['repeated']} | {other['glitches']} | |")
+                      f"{other['rejected']} | {other['repeated']} | {other['glitches']} | {other['multi']} | {other['led']} | |")
 
 
 if __name__ == "__main__":
