@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .attribution import paper_handle
-from .cluster_names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
+from .outline.names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
 from .facets import KINDS, Facets
 from .text import and_list
-from .validators import is_name
+from .outline.headings import is_name
 
 MAX_CONCEPTS = 3  # shared ingredients named per subsection
 MAX_NAMED = 3  # works named by handle in one list; more are cited by number only

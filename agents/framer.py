@@ -26,7 +26,8 @@ from .text import (
     CITATION_MARKER, PAPER_MARKER, and_list, clean_generated, collapse_loops, degenerate_repetition,
     drop_repeated_sentences, marker_numbers, sentence_key, sentences, strip_citation_markers,
 )
-from .validators import content_words, trim_incomplete
+from .outline.headings import content_words
+from .validators import trim_incomplete
 
 PART_MAX_TOKENS = {"abstract": 220, "introduction": 380, "conclusion": 220}
 PART_MIN_WORDS = {"abstract": 40, "introduction": 60, "conclusion": 40}

@@ -4,9 +4,9 @@ gather_topic_context: P_R (papers for the topic, kept as memory M) and P_S (huma
 plan_sections: first-level headings, each with a description and a query.
 plan_subsections: per section, retrieve M_i and draft second-level headings with queries.
 
-Both planning steps first build the deterministic outline floor (agents/outline_floor.py: M
+Both planning steps first build the deterministic outline floor (agents/outline/floor.py: M
 clustered into sections and subsections, named from their papers and the human outlines). The
-model's headings replace the floor only when every one of them passes agents/validators.py;
+model's headings replace the floor only when every one of them passes agents/outline/headings.py;
 otherwise the floor is used and manifest.fallbacks says which headings failed and why.
 """
 
@@ -20,11 +20,11 @@ from ..models import normalize_title
 from ..prompts import render_prompt
 from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_call
 from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
-from .outline_floor import build_outline_floor
-from .plan_vectors import floor_inputs
+from .outline.floor import build_outline_floor
+from .outline.vectors import floor_inputs
 from .topic_pool import shape_of, topic_pool
 from .text import as_data
-from .validators import content_words, validate_heading
+from .outline.headings import content_words, validate_heading
 
 PROMPT_TITLES = 40  # paper titles shown to the planner: enough to ground it, small for 8k contexts
 DEMO_LINES = 30  # lines of each demonstration outline shown

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..sanitize import looks_like_injection, untrusted
 from .attribution import attribute, paper_handle, standalone
-from .cluster_names import topic_words
+from .outline.names import topic_words
 from .comparison import compare
 from .facets import paper_facets
 from .text import and_list, sentences

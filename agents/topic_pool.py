@@ -19,7 +19,7 @@ from ..errors import UserError
 from ..memory import remember_papers
 from ..retrieval.relevance import PaperText, TopicConcept, judge_pool, keep_against
 from .deps import GenerationDeps
-from .plan_vectors import memory_encoder
+from .outline.vectors import memory_encoder
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
 

@@ -1,157 +1,17 @@
-"""Validation of model output before it is used: headings and prose.
+"""Validation of model prose before it is used (headings: agents/outline/headings.py).
 
 Every check returns reasons (short strings, empty = valid) so callers can write them to
 ``manifest.fallbacks`` and use the deterministic floor instead. The checks target what small base
 models actually produce (tests/fixtures/local_model_outputs/): instruction echoes and prompt
-leakage ("Section 1 - Search Queries", "(5 points)", questions to the reader), headings cut by an
-output cap ("... (RAG) and L"), JSON/Markdown debris, loops and word salad.
+leakage, JSON/Markdown debris, loops and word salad.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..models import normalize_title
 from .text import CITATION_MARKER, MAX_REPETITION, PAPER_MARKER, degenerate_repetition, sentences
 
-# Frame headings are added by the pipeline itself; a planner must not propose them.
-FRAME_HEADINGS = {
-    "abstract", "introduction", "conclusion", "conclusions", "references", "bibliography",
-    "acknowledgements", "acknowledgments", "appendix", "related work", "background and motivation",
-    "future work", "future directions", "conclusion and future work", "summary", "outline",
-    "table of contents", "contents", "overview",
-}
-# Words a heading never ends with unless it was cut ("... (RAG) and", "... in the Era of").
-TRAILING_STOPWORDS = set(
-    """a an and are as at be by for from in into is its of on or the their to via with without vs
-    versus than that which whose toward towards between among under over through""".split()
-)
-# Prompt vocabulary that has no place in a survey heading: the model is echoing its instructions.
-# (Words such as "query", "task" or "instruction" alone are not echoes: "Query Optimization" and
-# "Instruction Tuning" are real headings of the human surveys in the shared data.)
-_ECHO_HEADING = re.compile(
-    r"search quer|\bpoints?\)|\(\s*\d+\s*(?:points?|pts|marks?)|\bsections?\s*\d|"
-    r"^(?:chapter|part|section|subsection)\b|\bsubsections?\b|\bfirst[- ]level\b|\bdescription\b|"
-    r"^(?:title|task|answer|note|question|example|output|json|heading|query)\s*:|"
-    r"\bwrite (?:a|an|the|exactly)\b|^write\b|\bhere (?:is|are)\b|\bsure\b|\bas an ai\b|"
-    r"\bsurvey topic\b|\bdo not\b|\bdata,? never\b|\bthis survey\b|\bn\.d\.",
-    re.I,
-)
-_DEBRIS = re.compile(r"[{}\[\]<>|`*#_\\]|https?://|\"\s*:|:\s*\"|\.\.\.|…")
-_SINGLE_LETTER_OK = {"i"}  # "Part I" is numbering, which the heading check rejects elsewhere
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[A-Za-z0-9][A-Za-z0-9'\-]*", text)
-
-
-def _balanced(text: str) -> bool:
-    for opening, closing in ("()", "[]", "{}"):
-        depth = 0
-        for ch in text:
-            depth += (ch == opening) - (ch == closing)
-            if depth < 0:
-                return False
-        if depth:
-            return False
-    return text.count('"') % 2 == 0 and text.count("“") == text.count("”")
-
-
-def content_stems(text: str) -> set[str]:
-    """content_words without a plural 's' (the comparison key for duplicate headings)."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in content_words(text)}
-
-
-# Words that say what kind of text something is, not what it is about: a heading made only of them
-# ("Comprehensive Survey", "Systematic Overview") names no concept of the topic.
-META_WORDS = {"survey", "surveys", "review", "reviews", "overview", "comprehensive", "systematic", "study",
-              "studies", "analysis", "approaches", "approach", "methods", "method", "paper", "papers", "work",
-              "works", "general", "miscellaneous", "other", "others", "various", "topics", "issues", "part"}
-
-
-def is_name(word: str) -> bool:
-    """'GraphRAG', 'LLaMA', 'RAG', 'GPT-4': a word that names one thing (inner capitals, capitals
-    only, digits); 'Context', 'Long-Context' and 'Optimization' are common words."""
-    parts = [p for p in word.split("-") if p]
-    return any(any(ch.isdigit() for ch in p) or (len(p) > 1 and any(ch.isupper() for ch in p[1:])) for p in parts)
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of a heading that carry meaning (no stop words, no 1-2 letter tokens)."""
-    return {w for w in normalize_title(text).split() if len(w) > 2 and w not in TRAILING_STOPWORDS}
-
-
-def truncation_reasons(title: str, *, cap: int | None = None) -> list[str]:
-    """Why ``title`` looks cut short: at the output cap, mid-word, on a stop word, unbalanced."""
-    reasons = []
-    words = _words(title)
-    stripped = title.rstrip()
-    if cap is not None and len(stripped) >= cap:
-        reasons.append(f"heading reaches the {cap}-character output cap (likely cut)")
-    if words:
-        last = words[-1]
-        if last.lower() in TRAILING_STOPWORDS:
-            reasons.append(f"heading ends on the stop word '{last}' (cut short)")
-        elif len(last) == 1 and last.isalpha() and last.lower() not in _SINGLE_LETTER_OK:
-            reasons.append(f"heading ends on the single letter '{last}' (cut mid-word)")
-    if len(words) >= 2 and re.fullmatch(r"[A-Z]{2,}s?", words[-1]) and words[-2][:1].upper() == words[-1][0] \
-            and words[-2][1:].islower():
-        # "... in the Era of Large LLM": the acronym restates the word before it, the trace of a
-        # cut "Large Language Models" that a model closed with the acronym.
-        reasons.append(f"heading ends on '{words[-2]} {words[-1]}' (a cut phrase closed by its acronym)")
-    if stripped.endswith(("-", ",", ";", ":", "&", "/", "(")):
-        reasons.append("heading ends on a dangling punctuation mark")
-    if not _balanced(title):
-        reasons.append("unbalanced parentheses or quotes")
-    return reasons
-
-
-def validate_heading(title: str, *, topic: str, taken: set[str], cap: int | None = None,
-                     copied_titles: set[str] | frozenset = frozenset()) -> list[str]:
-    """Reasons why a model-written heading cannot be used (empty list = valid).
-
-    ``taken``: normalised headings already in the outline (duplicates are rejected; the caller adds
-    accepted headings). ``cap``: the output length cap the heading was generated under, if any.
-    ``copied_titles``: normalised titles of papers shown in the prompt (a heading that is a
-    paper's title was copied, not written).
-    """
-    text = " ".join(str(title or "").split())
-    key = normalize_title(text)
-    reasons: list[str] = []
-    if len(re.findall(r"[A-Za-z]", text)) < 3:
-        return ["empty or no letters"]
-    if _ECHO_HEADING.search(text):
-        reasons.append("instruction echo or prompt leakage")
-    if "?" in text or "!" in text:
-        reasons.append("a question or exclamation, not a heading")
-    if _DEBRIS.search(text):
-        reasons.append("markup, JSON or ellipsis debris")
-    if re.match(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s", text):
-        reasons.append("numbered (the outline numbers headings itself)")
-    if len(_words(text)) > 14:
-        reasons.append("too long for a heading (more than 14 words)")
-    if content_words(text) and content_words(text) <= META_WORDS:
-        reasons.append("names no concept (only words such as survey, comprehensive, overview)")
-    reasons += truncation_reasons(text, cap=cap)
-    if key in FRAME_HEADINGS:
-        reasons.append("a frame heading (added by the pipeline)")
-    # The topic with nothing but an acronym added ("... Models (RAG)") still repeats it; a heading
-    # that adds a real word ("Applications of <topic>") is how human surveys name parts.
-    bare = normalize_title(re.sub(r"\(\s*[A-Za-z0-9-]{1,8}\s*\)", " ", text))
-    if normalize_title(topic) and (bare == normalize_title(topic) or content_words(bare) == content_words(topic)):
-        reasons.append("repeats the topic verbatim")
-    # the same words up to a plural ("Knowledge Graph" / "Knowledge Graphs") are the same heading
-    if key in taken or any(content_words(text) and content_stems(text) == content_stems(t) for t in taken if t):
-        reasons.append("duplicate of another heading")
-    if key in copied_titles:
-        reasons.append("copies a paper title from the prompt")
-    letters = sum(ch.isalpha() for ch in text)
-    if letters < 0.6 * len(text.replace(" ", "")):
-        reasons.append("mostly digits or symbols")
-    return reasons
-
-
-# --- prose --------------------------------------------------------------------------------
 _ECHO_PROSE = re.compile(
     r"\(\s*\d+\s*(?:points?|pts|marks?)\s*\)|\bsection\s+\d+\s*[-–:]|search quer(?:y|ies)|"
     r"\bTASK:|\banswer in json\b|\bdo not use citation markers\b|\bdo not write a heading\b|"

@@ -61,7 +61,7 @@ def human_headings(data: Path) -> set[str]:
 
 
 def text_figures(headings: list[str], text: str, topic: str, human: set[str]) -> dict:
-    from surveygraph.agents.validators import validate_heading
+    from surveygraph.agents.outline.headings import validate_heading
     from surveygraph.models import normalize_title
 
     body = [NUMBERING.sub("", h).strip() for h in headings]  # drafts number their headings

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from surveygraph.agents.framer import frame_citations_resolve, write_frame
-from surveygraph.agents.outline_floor import build_outline_floor, tfidf_encoder
+from surveygraph.agents.outline.floor import build_outline_floor, tfidf_encoder
 from surveygraph.agents.validators import validate_prose
 from test_outline_floor import TOPIC, _texts, fixture_corpus
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from surveygraph.agents.outline_fallback import fill_entries, sanitize_entries, title_terms
 from surveygraph.agents.text import (
     as_data, collapse_loops, degenerate_repetition, drop_repeated_sentences, renumber,
     resolve_local_citations,
@@ -50,23 +49,6 @@ def test_repeated_sentences_removed_across_sections():
              "Something else entirely is said. RAG systems retrieve passages before generation [@b]."]
     out, removed = drop_repeated_sentences(texts)
     assert removed == 1 and "RAG systems" not in out[1] and "Something else" in out[1]
-
-
-def test_sanitizer_drops_empty_duplicate_and_frame_headings_and_clamps():
-    raw = [{"title": ""}, {"title": "1. Introduction"}, {"title": "Dense Retrieval", "query": ""},
-           {"title": "dense retrieval!"}, {"title": "Evaluation"}, {"title": "Agents"}]
-    kept = sanitize_entries(raw, 2, topic="RAG")
-    assert [k["title"] for k in kept] == ["Dense Retrieval", "Evaluation"]
-    assert kept[0]["query"] == "Dense Retrieval RAG"
-
-
-def test_fill_uses_demo_structure_then_title_terms_and_reports_it():
-    kept, record = fill_entries([], 3, topic="RAG", demo_titles=["Introduction", "Retrievers"],
-                                paper_titles=["Graph RAG for QA", "Graph RAG at scale", "Agentic search"])
-    assert [k["title"] for k in kept][0] == "Retrievers"
-    assert record["filled"] == 3 and record["sources"]["demonstration-outline"] == 1
-    assert fill_entries(kept, 3, topic="RAG", demo_titles=[], paper_titles=[])[1] is None
-    assert title_terms(["Graph RAG for QA", "Graph RAG at scale"], 1, exclude="rag") == ["Graph"]
 
 
 def test_data_quoting_cannot_close_tags():
@@ -141,16 +123,6 @@ def test_looping_or_question_list_text_is_not_prose():
     assert looks_like_prose("Dense retrievers embed queries and passages into one space. " * 1
                             + "Sparse methods match terms, and hybrids fuse both rankings for robustness.", 15)
     assert clean_generated('Text <paper id="6"> more </paper> end') == "Text  more  end"
-
-
-def test_clean_heading_drops_copied_year_tags():
-    from surveygraph.agents.outline_fallback import clean_heading
-
-    assert clean_heading("Retrieval-Augmented Generation Evaluation in the Era of LLMs (2") == (
-        "Retrieval-Augmented Generation Evaluation in the Era of LLMs")
-    assert clean_heading("Efficient Inference (2026)") == "Efficient Inference"
-    assert clean_heading("2.1 Naive RAG") == "Naive RAG"
-    assert clean_heading("Graph (GNN) methods") == "Graph (GNN) methods"
 
 
 def test_reference_line_reads_et_al_once():

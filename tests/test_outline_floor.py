@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from surveygraph.agents.outline_floor import build_outline_floor, kmeans_groups, tfidf_encoder
-from surveygraph.agents.validators import validate_heading
+from surveygraph.agents.outline.floor import build_outline_floor, kmeans_groups, tfidf_encoder
+from surveygraph.agents.outline.headings import validate_heading
 from surveygraph.models import Paper, ScoredPaper, normalize_title
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -117,7 +117,7 @@ def test_human_outline_gives_roles_and_order_never_wording(minilm):
 
 
 def test_roles_are_learned_from_headings_and_papers_from_titles():
-    from surveygraph.agents.outline_roles import domain_of, heading_role, is_system_name, learn_roles, paper_role
+    from surveygraph.agents.outline.roles import domain_of, heading_role, is_system_name, learn_roles, paper_role
 
     assert heading_role("Datasets and Benchmarks") == "evaluation"
     assert heading_role("Applications in Healthcare") == "applications"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from surveygraph.agents.planner import TITLE_CAP, checked_entries
-from surveygraph.agents.validators import trim_incomplete, validate_heading, validate_prose
+from surveygraph.agents.outline.headings import validate_heading
+from surveygraph.agents.validators import trim_incomplete, validate_prose
 
 FIXTURES = Path(__file__).parent / "fixtures" / "local_model_outputs"
 TOPIC = "Retrieval-Augmented Generation for Large Language Models"
@@ -73,7 +74,7 @@ def test_echoes_debris_and_cuts(title):
 
 def test_human_headings_are_accepted(shared_data):
     """At most 1% of the 20 human surveys' first- and second-level headings are rejected."""
-    from surveygraph.agents.validators import FRAME_HEADINGS
+    from surveygraph.agents.outline.headings import FRAME_HEADINGS
     from surveygraph.models import normalize_title
     from surveygraph.retrieval.outlines import outlines_from_json
 
@@ -130,7 +131,7 @@ def test_subsection_must_add_to_its_section_and_copied_titles_count_without_subt
 
 def test_plural_variant_of_a_taken_heading_is_a_duplicate():
     # read in the offline RAG survey: "Knowledge Graph" and "Knowledge Graphs" as sibling subsections
-    from surveygraph.agents.validators import validate_heading
+    from surveygraph.agents.outline.headings import validate_heading
 
     assert "duplicate of another heading" in validate_heading("Knowledge Graphs", topic="RAG", taken={"knowledge graph"})
     assert validate_heading("Process Mining", topic="RAG", taken={"knowledge graph"}) == []

@@ -14,14 +14,14 @@ from typing import Callable
 
 import numpy as np
 
-from ..memory import paper_from_dump
-from ..settings import Settings
+from ...memory import paper_from_dump
+from ...settings import Settings
 
 Encode = Callable[[list[str]], np.ndarray]
 
 
 def memory_encoder(settings: Settings) -> Encode:
-    from ..retrieval.embeddings import get_embedder
+    from ...retrieval.embeddings import get_embedder
 
     embedder = get_embedder(settings.with_embedding_model(settings.store.outline_embedding_model))
     return lambda texts: np.asarray(embedder.encode(list(texts)), dtype=float)

@@ -1,7 +1,7 @@
 """Outline floor: heuristic outline learning without an LLM.
 
 The related human outlines (P_S) give the survey's section roles and their order (foundations,
-method families, benchmarks and evaluation, applications: agents/outline_roles.py); their wording
+method families, benchmarks and evaluation, applications: agents/outline/roles.py); their wording
 is never copied. The topic's on-topic papers (memory M) fill the roles: surveys and analyses go to
 the foundations, benchmarks to evaluation, papers naming an application domain to applications
 (one subsection per domain), and the rest are clustered on their embeddings into method families
@@ -17,10 +17,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..models import normalize_title
-from .text import and_list, as_data
-from .cluster_names import class_terms, name_from_terms, surface_forms, topic_words
-from .outline_roles import APPLICATIONS, DOMAIN_SHORT, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
+from ...models import normalize_title
+from ..text import and_list, as_data
+from .names import class_terms, name_from_terms, surface_forms, topic_words
+from .roles import APPLICATIONS, DOMAIN_SHORT, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -186,7 +186,7 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     """Sections with subsections, each {title, description, query, paper_ids, terms, source, role}.
 
     ``ids``/``vectors``: the on-topic memory M and its embeddings (rows in the same order). The
-    related human outlines (``demos``) give the section roles and their order (agents/outline_roles.py),
+    related human outlines (``demos``) give the section roles and their order (agents/outline/roles.py),
     never their wording; method families are clusters of M named by phrases their titles share.
     ``topic_terms``: the topic's concept variants (acronyms such as 'vla'), which may not name a part.
     """

@@ -15,8 +15,8 @@ from typing import Callable
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from ..models import normalize_title
-from .validators import content_words, validate_heading
+from ...models import normalize_title
+from .headings import content_words, validate_heading
 
 # Words that say nothing about which part of a field a cluster is (abstract boilerplate).
 GENERIC_WORDS = set(

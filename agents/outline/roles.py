@@ -7,7 +7,7 @@ applications, challenges. ``learn_roles`` reads the roles and their order from t
 outlines' first-level headings; ``paper_role`` tells which role an on-topic paper plays from its
 title (a benchmark, a survey or analysis, an application to a domain, otherwise a method), and
 ``domain_of`` names the application domain. The outline floor then instantiates each role with
-this topic's papers and names (agents/outline_floor.py). Challenges are the conclusion's job.
+this topic's papers and names (agents/outline/floor.py). Challenges are the conclusion's job.
 """
 
 from __future__ import annotations
