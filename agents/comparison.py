@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..sanitize import untrusted
 from .attribution import paper_handle
 from .outline.names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
 from .facets import KINDS, Facets
@@ -97,7 +98,7 @@ def shared_concepts(papers: Sequence[dict], banned: set[str]) -> list[tuple[str,
     """Phrases (1-3 words) used by at least two of the works but not by all, as the works spell
     them, with the works using them; multiword phrases first, then by how many works share them.
     Phrases overlapping a better one (same stem) are skipped."""
-    texts = [f"{p.get('title') or ''}. {p.get('abstract') or ''}" for p in papers]
+    texts = [f"{untrusted(p.get('title') or '', 300)}. {untrusted(p.get('abstract') or '')}" for p in papers]
     if len(texts) < 3:
         return []
     analyze = keyphrase_analyzer(banned, incomplete_phrases(texts))
@@ -108,7 +109,7 @@ def shared_concepts(papers: Sequence[dict], banned: set[str]) -> list[tuple[str,
     forms = surface_forms(texts)
     # A title names what its paper is about; a phrase no title uses ('future research', 'inference
     # time') is abstract boilerplate, not an ingredient the works share.
-    titled = {phrase for p in papers for phrase in analyze(str(p.get("title") or ""))}
+    titled = {phrase for p in papers for phrase in analyze(untrusted(p.get("title") or "", 300))}
     ranked = sorted(((p, sorted(k)) for p, k in users.items() if 2 <= len(k) < len(texts) and p in titled
                      and (" " in p or is_name(forms.get(p, p)))),
                     key=lambda item: (-(len(item[0].split()) > 1), -len(item[1]), item[0]))

@@ -29,6 +29,9 @@ _STUDY_TEXT = re.compile(r"\b(?:we|this (?:paper|work|study)) (?:systematically 
                          r"systematic) (?:study|analysis|evaluation|comparison)\b", re.I)
 _METHOD_TEXT = re.compile(r"\bwe (?:propose|introduce|present|develop|design|devise)\b|\b(?:propose|introduce)s? "
                           r"(?:a|an) (?:novel|new)\b", re.I)
+# Weaker signs of a method paper, enough when nothing says it is a survey, benchmark or study.
+_METHOD_WORDS = re.compile(r"\b(?:framework|method|approach|algorithm|architecture|pipeline|technique|model|"
+                           r"system|mechanism|strategy)s?\b", re.I)
 
 # Metrics as empirical papers name them; the canonical spelling is the dictionary key.
 METRICS = {
@@ -104,7 +107,7 @@ def contribution_kind(title: str, abstract: str) -> str:
         return "benchmark"
     if _STUDY_TEXT.search(abstract) and not _METHOD_TEXT.search(abstract):
         return "study"
-    return "method" if abstract.strip() else ""
+    return "method" if _METHOD_TEXT.search(abstract) or _METHOD_WORDS.search(f"{title} {abstract}") else ""
 
 
 def _metrics(text: str) -> list[str]:
