@@ -172,7 +172,8 @@ def test_headings_taken_from_another_topic_lower_the_outline(shared_data, encode
         for s in (draft, swapped):
             s.topic = "Retrieval-Augmented Generation for Large Language Models"
         before, after = _score(draft, encode), _score(swapped, encode)
-        assert after["outline"] < before["outline"] - 0.5, (system, before, after)
+        # falls by 0.5, or to the floor (1.0 + 0.1) when the draft's own score leaves less room than that
+        assert after["outline"] < before["outline"] - 0.5 or after["outline"] <= 1.1, (system, before, after)
 
 
 def test_duplicated_sentences_lower_the_content(shared_data, encode):

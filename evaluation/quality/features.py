@@ -44,11 +44,30 @@ to with within via using toward towards based about between over under new recen
 literature systematic comprehensive""".split())
 
 OUTLINE_FEATURES = ("o_sections", "o_depth", "o_subsection_share", "o_balance", "o_heading_specificity",
-                    "o_topic_coverage", "o_heading_uniqueness", "o_heading_vocabulary")
+                    "o_topic_coverage", "o_heading_uniqueness", "o_heading_vocabulary", "o_survey_parts",
+                    "o_heading_distinctness")
+# The parts a survey has besides its taxonomy of approaches, as SurveyLens' outline rubric asks for
+# ("covers background, methods, evaluation, applications, challenges"). Written here, apart from
+# the generator's own role patterns (agents/outline/roles.py), so the judge does not share the
+# generator's notion of a part.
+_SURVEY_PARTS = tuple(re.compile(p, re.I) for p in (
+    r"\b(?:background|foundations?|fundamentals?|preliminar\w*|basics?|concepts?|definitions?|history|"
+    r"historical|evolution|theor\w*|principles?|overview)\b",
+    r"\b(?:evaluation|evaluating|benchmarks?|datasets?|metrics?|measurement\w*|assessment\w*|experiments?|"
+    r"empirical|evidence|validation)\b",
+    r"\b(?:applications?|domains?|use cases?|practices?|practical|implications?|deployments?|industry|"
+    r"real[- ]world|case stud\w*)\b",
+    r"\b(?:challenges?|limitations?|future|open (?:problems?|questions?|issues?)|directions?|outlook|gaps?|"
+    r"opportunit\w*|barriers?)\b",
+))
 CONTENT_FEATURES = ("c_cited_sentences", "c_citation_density", "c_substance_share", "c_sentence_novelty",
                     "c_readability", "c_synthesis", "c_cited_sections", "c_lexical_diversity", "c_elements")
 REFERENCE_FEATURES = ("r_references", "r_cited_share", "r_valid_markers", "r_unique_refs", "r_year_known",
-                      "r_recency", "r_use_per_reference", "r_topic_relevance", "r_review_titles")
+                      "r_recency", "r_use_per_reference", "r_topic_relevance", "r_review_titles",
+                      "r_published_records")
+# A reference given as a published record: volume (issue), "pp." or a page range ("12(3)", "pp. 45",
+# "101-118"). Human reference lists give most works so; generated lists give titles and links.
+_PUBLISHED_RECORD = re.compile(r"\b\d+\s*\(\d+\)|\bpp?\.\s*\d+|\b\d+[-–]\d+\b")
 # A title that names a review or a foundational treatment. SurveyLens' reference judge sees the
 # titles only, and its rubric asks for "coverage extent and inclusion of seminal works" (A9).
 _REVIEW_TITLE = re.compile(r"\b(?:review|survey|overview|advances|progress|perspective|state[- ]of[- ]the[- ]art"
@@ -152,6 +171,11 @@ def outline_features(survey: Survey, substance: Substance | None = None) -> dict
         elif children:
             children[-1] += 1
     specific = [h for h in (h for _, h in kept) if h not in GENERIC_HEADINGS]
+    # The survey's sections: its first-level headings, below a title heading when there is one
+    # ("# Title" above "## 1 Introduction", "## 2 ...").
+    sections = [h for lv, h in kept if lv == top]
+    if len(sections) <= 2 and any(lv == top + 1 for lv, _ in kept):
+        sections = [h for lv, h in kept if lv == top + 1]
     topic_words = set(content_words(survey.topic or survey.title))
     heading_words = {w for _, h in kept for w in content_words(h)}
     # Words of the headings beyond the topic's: the share used in one heading only. An outline
@@ -159,6 +183,11 @@ def outline_features(survey: Survey, substance: Substance | None = None) -> dict
     # ("Integration with ...", "Challenges in ...") across many headings scores low.
     said = Counter(w for _, h in kept for w in content_words(h) if w not in topic_words)
     said_total = sum(said.values())
+    # Headings that restate an earlier one ("Immune System Modulation by X" / "Host Immune System
+    # Modulation"): half or more of their words beyond the topic's are shared with it.
+    stems = [{_stem(w) for w in content_words(h)} - {_stem(w) for w in topic_words} for h in specific]
+    restated = sum(1 for i, a in enumerate(stems) if a and any(b and len(a & b) / len(a | b) >= 0.5
+                                                                   for b in stems[:i]))
     return {
         "o_sections": saturate(n, 20.0),
         "o_depth": min(depth, 4) / 4.0,
@@ -169,7 +198,13 @@ def outline_features(survey: Survey, substance: Substance | None = None) -> dict
         "o_topic_coverage": len(topic_words & heading_words) / len(topic_words) if topic_words else 0.0,
         "o_heading_uniqueness": 1.0 / (1.0 + duplicates / n),
         "o_heading_vocabulary": sum(c for c in said.values() if c == 1) / said_total if said_total else 0.0,
+        "o_survey_parts": sum(any(p.search(h) for h in sections) for p in _SURVEY_PARTS) / len(_SURVEY_PARTS),
+        "o_heading_distinctness": 1.0 - restated / len(specific) if specific else 0.0,
     }
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
 
 
 def _has_cited_child(heading: str, entries: list[tuple[int, str]], substance: Substance) -> bool:
@@ -283,6 +318,10 @@ def reference_features(survey: Survey, substance: Substance) -> dict[str, float]
         # share of the distinct titles that name a review or foundational work (seminal sources)
         "r_review_titles": sum(1 for t in distinct_titles.values() if _REVIEW_TITLE.search(t))
         / len(distinct_titles) if distinct_titles else 0.0,
+        # on-topic works given as published records: a well-kept list of other subjects' works earns nothing
+        "r_published_records": sum(1 for r in refs if _PUBLISHED_RECORD.search(r.text or "")
+                                   and topic_words & set(content_words(r.title or r.text))) / len(refs)
+        if refs and topic_words else 0.0,
     }
 
 

@@ -6,7 +6,8 @@
 2. the learned model's component scores (``model.py``): the survey's *form*;
 3. with a sentence encoder and the fitted gate (``evaluation/topicality.py``), each component's
    P(about the topic) from its topic reading, and the component's distance above the rubric's
-   floor scaled by it. A survey scored against a topic it is not about falls to the floor.
+   floor scaled by it; the reference component also by the share of its works that read as on
+   topic one by one. A survey scored against a topic it is not about falls to the floor.
 Overall stays the mean of the three components (SurveyLens' definition).
 """
 
@@ -30,6 +31,7 @@ class QualityReading:
     form_scores: dict[str, float]  # the learned model alone
     features: dict[str, float]
     on_topic: dict[str, float] = field(default_factory=dict)  # component -> P(about the topic)
+    references_on_topic: float | None = None  # share of the read references not flagged off topic
     topic_readings: dict[str, float] = field(default_factory=dict)
     flags: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     copied: dict[str, tuple[float, str]] = field(default_factory=dict)  # sentence key -> (share, own words)
@@ -61,14 +63,20 @@ def read_quality(survey: Survey, model: dict | None = None, *, encode: Encode | 
         return reading
     topical = read_topicality(view, topic, encode, gate.get("background_topics", []))
     reading.topic_readings = topical.features()
+    reading.flags = flagged(topical, gate)
+    if topical.references:
+        # Each cited work read on its own: a list half about another subject keeps half its worth,
+        # however well its on-topic half reads as a whole.
+        reading.references_on_topic = 1.0 - len(reading.flags["references"]) / len(topical.references)
     for component, spec in gate["components"].items():
         if not topical.has_items(component):  # nothing to read is no evidence of being off topic
             reading.notes.append(f"{component}: nothing to read for the topic (no titles, headings or "
                                  "sentences found), scored on form only")
             continue
         p = on_topic_probability(reading.topic_readings[COMPONENT_READING[component]], spec)
+        if component == "reference" and reading.references_on_topic is not None:
+            p *= reading.references_on_topic
         reading.on_topic[component] = p
         reading.scores[component] = gated(form[component], p)
     reading.scores["overall"] = float(np.mean([reading.scores[c] for c in COMPONENTS if c != "overall"]))
-    reading.flags = flagged(topical, gate)
     return reading

@@ -1,4 +1,4 @@
-"""Fit the offline quality model and write ``model_v4.json`` (with its CV figures).
+"""Fit the offline quality model and write ``model_v5.json`` (with its CV figures).
 
     python -m surveygraph.evaluation.quality.train --data ../shared/data/asg_bench \\
         --labels ../shared/data/asg_bench/human_outline_labels.jsonl
@@ -51,6 +51,12 @@ TARGETS = ("rank", "score")
 # The outline model is fitted on the rubric alone: adding the expert labels as training rows
 # lowered its LODO ρ (0.71 vs 0.75 in model v1; see cv.outline.with_labels), so they validate it instead.
 TRAIN_ON_LABELS = False
+# SurveyLens applied its reference rubric to the human surveys too: their mean is 3.13, above every
+# system's (spec §6, Fig. 9; per discipline it is not published). The human surveys of the training
+# data enter the reference fit as one more "system" with that score in each discipline, so the model
+# learns what their lists have that the systems' lack; every reported ρ is over the systems only.
+HUMAN = "HumanSurvey"
+HUMAN_REFERENCE_SCORE = 3.13
 
 
 def _matrix(drafts: list[Draft], names=ALL_FEATURES) -> np.ndarray:
@@ -79,12 +85,13 @@ def _centred_rows(drafts: list[Draft], z: np.ndarray, y: np.ndarray) -> tuple[np
 
 
 def _label_rows(labels: list[OutlineLabel], scaler: StandardScaler, cols: list[int], spread: float):
+    names = [ALL_FEATURES[c] for c in cols]
     xs, ys = [], []
     for lab in labels:
         if lab.choice not in ("a", "b"):
             continue
-        a = np.array([[lab.features_a[n] for n in OUTLINE_FEATURES]])
-        b = np.array([[lab.features_b[n] for n in OUTLINE_FEATURES]])
+        a = np.array([[lab.features_a[n] for n in names]])
+        b = np.array([[lab.features_b[n] for n in names]])
         diff = (a - b) / scaler.scale_[cols]
         xs.append(diff[0])
         ys.append(spread if lab.choice == "a" else -spread)
@@ -116,7 +123,7 @@ def fit_component(drafts: list[Draft], targets: dict, component: str, alpha: flo
     y = np.array([fitted[(d.system, d.discipline)] for d in drafts])
     xc, yc = _centred_rows(drafts, z, y)
     if component == "outline" and labels:
-        lx, ly = _label_rows(labels, scaler, [ALL_FEATURES.index(n) for n in OUTLINE_FEATURES], float(yc.std()))
+        lx, ly = _label_rows(labels, scaler, cols, float(yc.std()))
         xc, yc = np.vstack([xc, lx]), np.concatenate([yc, ly])
     ridge = Ridge(alpha=alpha, fit_intercept=False, positive=True).fit(xc, yc)
     return {"scaler": scaler, "names": names, "cols": cols, "weights": ridge.coef_}
@@ -139,7 +146,7 @@ def discipline_rho(drafts: list[Draft], scores: np.ndarray, targets: dict, compo
     means = system_means(drafts, scores)
     out = {}
     for disc in sorted({d for _, d in means}):
-        systems = sorted(s for s, d in means if d == disc)
+        systems = sorted(s for s, d in means if d == disc and s != HUMAN)
         pred = [means[(s, disc)] for s in systems]
         if len(set(pred)) < 2:  # a constant prediction ranks nothing
             out[disc] = 0.0
@@ -173,7 +180,7 @@ def calibration(fit: dict, drafts: list[Draft], targets: dict, component: str) -
     """(intercept, slope > 0) mapping the fit's system means onto the SurveyLens 1-5 scores:
     least squares, so a weakly predictive component is shrunk towards the mean it adds to."""
     means = system_means(drafts, predict(fit, drafts))
-    keys = sorted(means)
+    keys = sorted(k for k in means if k[0] != HUMAN)  # the scale is the systems' rubric scale
     x = np.array([[means[k]] for k in keys])
     y = np.array([targets[component][k] for k in keys])
     slope = max(float(LinearRegression().fit(x, y).coef_[0]), 1e-6)  # monotone by construction
@@ -186,7 +193,7 @@ def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_l
     model, ``eval_labels`` (held-out discipline only) measure its pairwise accuracy. Also returns
     each draft's held-out score on the 1-5 scale (calibrated on the training disciplines)."""
     eval_labels = eval_labels if eval_labels is not None else labels
-    per_disc, alphas, forms, label_acc = {}, {}, {}, []
+    per_disc, alphas, forms, label_acc, human_above = {}, {}, {}, [], {}
     heldout = np.zeros(len(drafts))
     for held in sorted({d.discipline for d in drafts}):
         train = [d for d in drafts if d.discipline != held]
@@ -203,8 +210,13 @@ def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_l
         alphas[held] = alpha
         if component == "outline" and eval_labels:
             label_acc += [_label_correct(fit, lab) for lab in eval_labels if lab.discipline == held]
+        held_means = system_means(test, raw)
+        if (HUMAN, held) in held_means:  # how many systems the held-out human surveys score above
+            human_above[held] = sum(held_means[(HUMAN, held)] > v for (sy, _), v in held_means.items() if sy != HUMAN)
     result = {"rho_mean": float(np.mean(list(per_disc.values()))), "rho_per_discipline": per_disc,
               "alpha_per_fold": alphas, "target_per_fold": forms}
+    if human_above:
+        result["human_surveys_above_systems"] = human_above
     if label_acc:
         decided = [c for c in label_acc if c is not None]
         result["human_pairwise_accuracy"] = float(np.mean(decided))
@@ -264,15 +276,20 @@ def _reference_systems(drafts: list[Draft], scores: np.ndarray) -> dict[str, flo
     """Each training system's mean score over its (system, discipline) cells."""
     per_system = defaultdict(list)
     for (system, _disc), v in system_means(drafts, scores).items():
-        per_system[system].append(v)
+        if system != HUMAN:  # the self-evaluation compares a draft with the systems
+            per_system[system].append(v)
     return {s: round(float(np.mean(v)), 4) for s, v in sorted(per_system.items())}
 
 
-def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], command: str) -> dict:
+def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], command: str,
+                humans: list[Draft] | None = None) -> dict:
+    """The model JSON; ``humans`` (human surveys with a target in ``targets["reference"]``) join the
+    reference fit only."""
+    humans = humans or []
     scaler = StandardScaler().fit(_matrix(drafts))
     scale = np.where(scaler.scale_ == 0, 1.0, scaler.scale_)
     model: dict = {
-        "version": "4", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
+        "version": "5", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
         "command": command,
         "features": {n: {"mean": float(scaler.mean_[i]), "scale": float(scale[i])}
                      for i, n in enumerate(ALL_FEATURES)},
@@ -284,6 +301,8 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
                        f"({REFERENCE_CSV.name})",
             "outline_labels": sum(1 for lab in labels if lab.choice in ("a", "b")),
             "outline_labels_use": "training rows" if TRAIN_ON_LABELS else "validation only (LODO accuracy)",
+            "human_surveys": (f"{len(humans)} drafts in the reference fit with SurveyLens' human reference mean "
+                              f"{HUMAN_REFERENCE_SCORE} in each discipline; not in any reported ρ") if humans else "none",
         },
         "method": "ridge regression on (system, discipline) mean features centred within each discipline, "
                   "positive weights, alpha and target form by nested leave-one-discipline-out CV; linear map "
@@ -295,8 +314,9 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
     heldout = {}
     for component in FITTED:
         print(f"fitting {component} ...", file=sys.stderr)
-        model["cv"][component], heldout[component] = _component_cv(drafts, targets, component, labels)
-        model["components"][component] = _component_entry(drafts, targets, component, labels)
+        rows = drafts + (humans if component == "reference" else [])
+        model["cv"][component], heldout[component] = _component_cv(rows, targets, component, labels)
+        model["components"][component] = _component_entry(rows, targets, component, labels)
     print("overall (mean of the components; direct regression for comparison) ...", file=sys.stderr)
     heldout["overall"] = np.mean([heldout[c] for c in FITTED], axis=0)
     per_disc = discipline_rho(drafts, heldout["overall"], targets, "overall")
@@ -322,7 +342,9 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
 
 def _component_cv(drafts: list[Draft], targets: dict, component: str,
                   labels: list[OutlineLabel]) -> tuple[dict, np.ndarray]:
-    """The nested LODO record of one component (with its comparison figures) and its held-out scores."""
+    """The nested LODO record of one component (with its comparison figures) and its held-out scores
+    (of ``drafts``'s systems; human surveys, where the component has them, are trained on but not returned)."""
+    systems = sum(1 for d in drafts if d.system != HUMAN)  # humans come last (build_model)
     comp_labels = labels if component == "outline" and TRAIN_ON_LABELS else None
     cv, heldout = lodo(drafts, targets, component, comp_labels, labels if component == "outline" else None)
     if component == "outline" and labels:
@@ -333,7 +355,7 @@ def _component_cv(drafts: list[Draft], targets: dict, component: str,
         cv[f"{form}_targets_only"] = {k: v for k, v in lodo(
             drafts, targets, component, comp_labels, None, (form,))[0].items()
             if k in ("rho_mean", "rho_per_discipline")}
-    return cv, heldout
+    return cv, heldout[:systems]
 
 
 def _component_entry(drafts: list[Draft], targets: dict, component: str, labels: list[OutlineLabel]) -> dict:
@@ -365,6 +387,10 @@ def main(argv: list[str] | None = None) -> int:
         systems = {s for s, _ in targets["overall"]}
         drafts = [d for d in load_drafts(args.data, systems, cache_file=args.cache)
                   if all((d.system, d.discipline) in targets[c] for c in targets)]
+        disciplines = {d.discipline for d in drafts}
+        humans = [d for d in load_drafts(args.data, {HUMAN}, cache_file=args.cache) if d.discipline in disciplines] \
+            if (args.data / HUMAN).is_dir() else []
+        targets["reference"].update({(HUMAN, disc): HUMAN_REFERENCE_SCORE for disc in disciplines})
         labels_path = args.labels or args.data / "human_outline_labels.jsonl"
         labels = load_outline_labels(labels_path) if labels_path.is_file() else []
     except UserError as exc:
@@ -372,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command = ("python -m surveygraph.evaluation.quality.train --data ../shared/data/asg_bench "
                "--labels ../shared/data/asg_bench/human_outline_labels.jsonl")
-    model = build_model(drafts, targets, labels, command)
+    model = build_model(drafts, targets, labels, command, humans)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
     tmp.replace(args.out)  # never a half-written model
