@@ -136,8 +136,12 @@ def validate_heading(title: str, *, topic: str, taken: set[str], cap: int | None
     bare = normalize_title(re.sub(r"\(\s*[A-Za-z0-9-]{1,8}\s*\)", " ", text))
     if normalize_title(topic) and (bare == normalize_title(topic) or content_words(bare) == content_words(topic)):
         reasons.append("repeats the topic verbatim")
-    # the same words up to a plural ("Knowledge Graph" / "Knowledge Graphs") are the same heading
-    if key in taken or any(content_words(text) and content_stems(text) == content_stems(t) for t in taken if t):
+    # the same words up to a plural ("Knowledge Graph" / "Knowledge Graphs") are the same heading, and
+    # so are two that differ only by the topic's own words ("Multimodal" / "Multimodal <topic>")
+    own = content_stems(text) - content_stems(topic)
+    if key in taken or any(content_words(text) and (content_stems(text) == content_stems(t) or
+                                                     (own and own == content_stems(t) - content_stems(topic)))
+                           for t in taken if t):
         reasons.append("duplicate of another heading")
     if key in copied_titles:
         reasons.append("copies a paper title from the prompt")
