@@ -21,7 +21,7 @@ import re
 
 from ..sanitize import untrusted
 
-_PAPER_NOUNS = r"(?:paper|work|study|article|letter|survey|research|report|manuscript|thesis|note|position paper)"
+_PAPER_NOUNS = r"(?:paper|work|study|article|letter|survey|research|report|manuscript|thesis|note|position paper|document)"
 # Leading discourse connectives that tie a sentence to the one before it in its abstract; removed so
 # the sentence stands alone (its claim is unchanged).
 _LEAD_CONNECTIVE = re.compile(
@@ -148,9 +148,12 @@ def _conjugate_after_subject(rest: str, plural: bool) -> str:
 def _lower_first(text: str) -> str:
     """Lower-case the first word for use after "that", unless it is an acronym or a name with
     internal capitals or digits ("RAG", "GPT-4", "LLaMA")."""
-    first = text.split(" ", 1)[0]
-    if first in ("A", "An") or (len(first) > 1 and first[0].isupper() and first[1:].replace("-", "").isalpha()
-                                 and first[1:].islower()):
+    words = text.split(" ", 2)
+    first = words[0]
+    # "Electronic Health Records (EHRs) provide ...": a capitalised term, not a sentence-initial capital
+    term = len(words) > 1 and words[1][:1].isupper() and first not in ("A", "An", "The")
+    if first in ("A", "An") or (not term and len(first) > 1 and first[0].isupper()
+                                 and first[1:].replace("-", "").isalpha() and first[1:].islower()):
         return first[0].lower() + text[1:]
     return text
 

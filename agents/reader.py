@@ -127,20 +127,24 @@ def placed_papers(task: dict, deps: GenerationDeps) -> list[ScoredPaper]:
 
 def read_subsection(task: dict, deps: GenerationDeps) -> dict:
     """One SANA pass; records the sub-queries and the papers chosen for the writer. With MR the
-    subsection reads the papers its outline entry was built from (see ``placed_papers``)."""
+    subsection reads the papers its outline entry was built from (see ``placed_papers``), and only
+    those."""
     queries, records = make_subqueries(task, deps)
     k = deps.settings.generation.papers_per_subsection
     placed = placed_papers(task, deps)
-    if len(placed) >= k:
-        # enough placed papers: MR's scope narrows to them (M_ij); MS and TRE choose among them
+    if len(placed) > k:
+        # more placed papers than K: MR's scope narrows to them (M_ij); MS and TRE choose among them
         candidates = retrieve_candidates(queries, {**task, "memory": [h.paper.paper_id for h in placed]}, deps)
         chosen = choose_papers(candidates, deps)
         have = {h.paper.paper_id for h in chosen}  # a query that matches few of them: the rest in order
         chosen += [h for h in placed if h.paper.paper_id not in have][: max(0, k - len(chosen))]
-    else:  # too few: all of them, and the rest of K retrieved from M as before
+    elif placed:
+        # K or fewer: all of them and nothing else. Filling up to K by retrieval from M put medicine
+        # papers under "Law and Public Policy": a short subsection of the right papers is better.
+        candidates, chosen = [], placed
+    else:  # no outline placement (a model-written outline): K retrieved from M
         candidates = retrieve_candidates(queries, task, deps)
-        taken = {h.paper.paper_id for h in placed}
-        chosen = placed + choose_papers([h for h in candidates if h.paper.paper_id not in taken], deps, k - len(placed))
+        chosen = choose_papers(candidates, deps, k)
     sid = task["subsection"]["id"]
     placed_ids = {h.paper.paper_id for h in placed}
     reading = {

@@ -157,9 +157,10 @@ def test_generate_on_an_empty_home_sets_up_the_embedded_default_from_the_shared_
 
 
 def test_each_subsection_reads_the_papers_its_heading_was_named_from(shared_data, tmp_path):
-    """With MR, a subsection whose outline entry holds at least K placed papers reads among them
-    (MS and TRE choose within M_ij); re-retrieving by the heading's words put other domains'
-    papers under "Medicine and Healthcare" (issue 17's final reading)."""
+    """With MR, a subsection reads only the papers its outline entry holds: among them when there are
+    more than K (MS and TRE choose within M_ij), all of them otherwise; re-retrieving by the
+    heading's words put other domains' papers under "Medicine and Healthcare" (issue 17's final
+    reading), and filling up to K did the same under "Law and Public Policy"."""
     import surveygraph as sg
 
     run = sg.generate(TOPIC, home=str(corpus_home(shared_data)), out=str(tmp_path), sections=2, subsections=2,
@@ -174,5 +175,5 @@ def test_each_subsection_reads_the_papers_its_heading_was_named_from(shared_data
                 assert read["placed"] == len(read["paper_ids"])
                 checked += 1
             elif placed:
-                assert placed <= set(read["paper_ids"]), sub["title"]  # all of them, then retrieval
+                assert set(read["paper_ids"]) == placed, sub["title"]  # all of them and nothing else
     assert checked >= 1
