@@ -161,13 +161,19 @@ def _role_sections(topic: str, ids: list[str], papers: dict[str, dict], demos: l
     return [(r, by_role[r]) for r in fixed], methods, max(1, n_sections - len(fixed)), {**learned, "used": fixed}
 
 
+MIN_DOMAIN = 3  # papers a domain needs to head a subsection of its own
+
+
 def _domain_groups(rows: list[int], ids: list[str], papers: dict[str, dict], topic: str, k: int) -> list[tuple[str, list[int]]]:
     """Application rows grouped by domain: the k-1 largest domains, the rest together."""
     by_domain: dict[str, list[int]] = {}
     for r in rows:
         by_domain.setdefault(domain_of(papers[ids[r]].get("title", ""), topic) or "", []).append(r)
     ranked = sorted(by_domain.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    head, tail = ranked[: max(k - 1, 1)], ranked[max(k - 1, 1):]
+    # a domain with fewer than MIN_DOMAIN papers is not a subsection of its own: it joins the rest
+    big = [kv for kv in ranked if len(kv[1]) >= MIN_DOMAIN or not kv[0]]
+    head = big[: max(k - 1, 1)]
+    tail = [kv for kv in ranked if kv not in head]
     groups = [(name, members) for name, members in head]
     if tail:
         names = [DOMAIN_SHORT.get(name, name) for name, _ in tail if name]
