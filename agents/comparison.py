@@ -9,9 +9,8 @@ works' titles or abstracts, so the comparison adds structure, not claims.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..sanitize import untrusted
 from .attribution import paper_handle
@@ -171,18 +170,29 @@ def data_sentences(group: Sequence[Work]) -> list[str]:
     return out
 
 
-def metric_sentence(group: Sequence[Work]) -> str:
-    """The measures the abstracts name, grouped by the works that name them."""
+def _grouped(group: Sequence[Work], values: Callable[[Work], list[str]], lead: str) -> str:
+    """'<lead> A and B (X [1]) and C (Y [2], Z [3])': values grouped by the works that name them;
+    empty unless two works, or two groups of works, name something."""
     by_users: dict[tuple[int, ...], list[str]] = {}
-    for metric in sorted({m for w in group for m in w.facets.metrics}):
-        keys = tuple(w.key for w in group if metric in w.facets.metrics)
-        by_users.setdefault(keys, []).append(metric)
-    if len(by_users) < 2 and sum(1 for w in group if w.facets.metrics) < 2:
+    for value in sorted({v for w in group for v in values(w)}):
+        keys = tuple(w.key for w in group if value in values(w))
+        by_users.setdefault(keys, []).append(value)
+    if len(by_users) < 2 and sum(1 for w in group if values(w)) < 2:
         return ""
     by_key = {w.key: w for w in group}
     ordered = sorted(by_users.items(), key=lambda item: (-len(item[0]), item[0]))[:4]
-    parts = [f"{and_list(metrics)} ({cite_list([by_key[k] for k in keys])})" for keys, metrics in ordered]
-    return f"Results are reported in {and_list(parts)}."
+    parts = [f"{and_list(items[:4])} ({cite_list([by_key[k] for k in keys])})" for keys, items in ordered]
+    return f"{lead} {and_list(parts)}."
+
+
+def metric_sentence(group: Sequence[Work]) -> str:
+    """The measures the abstracts name, grouped by the works that name them."""
+    return _grouped(group, lambda w: w.facets.metrics, "Results are reported in")
+
+
+def model_sentence(group: Sequence[Work]) -> str:
+    """The foundation models the abstracts name (built on or compared with)."""
+    return _grouped(group, lambda w: w.facets.models, "The models their abstracts name are")
 
 
 def result_sentence(group: Sequence[Work]) -> str:
@@ -200,14 +210,10 @@ def result_sentence(group: Sequence[Work]) -> str:
 
 def compare(papers: Sequence[dict], facets: Sequence[Facets], banned: set[str]) -> list[str]:
     """The comparative sentences of one subsection, in reading order: kinds, shared ingredients,
-    data, measures, figures. Empty when there are fewer than two works."""
+    data, measures, models, figures. Empty when there are fewer than two works."""
     group = works(papers, facets)
     if len(group) < 2:
         return []
     said = [kind_sentence(group), concept_sentence(group, shared_concepts(papers, banned)),
-            *data_sentences(group), metric_sentence(group), result_sentence(group)]
+            *data_sentences(group), metric_sentence(group), model_sentence(group), result_sentence(group)]
     return [s for s in said if s]
-
-
-def kind_counts(facets: Sequence[Facets]) -> Counter:
-    return Counter(f.kind for f in facets)
