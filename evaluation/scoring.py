@@ -26,7 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from . import alignment, sgsim
 from .calibration import resolve_tau
 from .coverage import input_coverage, load_bench_refs, reference_coverage, reference_title
-from ..models import EvaluationReport, MetricResult, Paper, Reference, Survey, normalize_title
+from ..models import EvaluationReport, MetricResult, Paper, Reference, Survey
 from ..settings import Settings
 
 FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim", "quality", "judges")

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..models import Survey
 from .citations import split_sentences
-from .quality.features import GENERIC_HEADINGS, Substance, clean_heading, has_citation
+from .quality.features import GENERIC_HEADINGS, Substance, clean_heading
 
 GATE_PATH = Path(__file__).resolve().parent / "data" / "topicality_gate.json"
 READINGS = ("t_outline", "t_content", "t_reference")
