@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -74,6 +75,7 @@ ROLE_LEAD = {"method": "On the methods side, ", "finding": "Empirically, ", "lim
 ADDITIVE = ("", "In addition, ", "", "Moreover, ")  # rotated between sentences of different papers
 MIN_WORDS, MAX_WORDS = 8, 60  # shorter: a fragment or heading; longer: a run-on list
 MAX_PARAGRAPH = 6  # sentences; longer role paragraphs are split where one paper's sentences end
+MAX_PROBLEMS = 2  # motivation sentences per subsection (more only where a paper has nothing else)
 MMR_LAMBDA = 0.7  # relevance vs novelty in MMR; the usual setting in extractive summarisation
 _NOISE = re.compile(r"https?://|www\.|github|\b(?:code|data|models?|datasets?|weights)\b[^.]{0,60}\b(?:publicly "
                     r"available|released?|open[- ]sourced?)\b|\breleas\w* (?:\w+ ){0,3}(?:code|data|models?|"
@@ -281,6 +283,22 @@ def _chunk(lines: list[tuple[int, str]]) -> list[list[str]]:
     return out
 
 
+def _fewer_motivations(chosen: list[int], candidates: Sequence[Candidate]) -> list[int]:
+    """At most MAX_PROBLEMS problem sentences (the most salient, chosen first): the rest restate the
+    field's common motivation ("RAG has become a widely used approach ...") once per paper. A problem
+    sentence that is its paper's only chosen sentence stays, so every paper is still covered."""
+    per_paper = Counter(candidates[i].key for i in chosen)
+    kept, problems = [], 0
+    for i in chosen:
+        if candidates[i].role == "problem":
+            if problems >= MAX_PROBLEMS and per_paper[candidates[i].key] > 1:
+                per_paper[candidates[i].key] -= 1
+                continue
+            problems += 1
+        kept.append(i)
+    return kept
+
+
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,
                per_paper: int = 2, topic: str = "") -> str:
     """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order): an
@@ -301,7 +319,7 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
     else:
         with _ENCODE_LOCK:
             vectors = np.asarray(encode(texts), dtype=np.float32)
-    chosen_idx = select(candidates, vectors[:-1], vectors[-1], per_paper)
+    chosen_idx = _fewer_motivations(select(candidates, vectors[:-1], vectors[-1], per_paper), candidates)
     order = {}
     for i in chosen_idx:  # papers in the order their first sentence was chosen (most salient first)
         order.setdefault(candidates[i].key, len(order))
