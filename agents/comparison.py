@@ -9,7 +9,7 @@ works' titles or abstracts, so the comparison adds structure, not claims.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from ..sanitize import untrusted
@@ -211,6 +211,8 @@ def result_sentence(group: Sequence[Work]) -> str:
 def compare(papers: Sequence[dict], facets: Sequence[Facets], banned: set[str]) -> list[str]:
     """The comparative sentences of one subsection, in reading order: kinds, shared ingredients,
     data, measures, models, figures. Empty when there are fewer than two works."""
+    # the topic's own acronym ("VLA") is not a dataset any work evaluates on
+    facets = [replace(f, data=[d for d in f.data if d.lower() not in banned]) for f in facets]
     group = works(papers, facets)
     if len(group) < 2:
         return []

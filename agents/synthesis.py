@@ -306,7 +306,7 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
     if not papers:
         return ""
     facets = [paper_facets(p) for p in papers]
-    comparison = compare(papers, facets, topic_words(f"{topic} {title}"))
+    comparison = compare(papers, facets, topic_words(topic) | topic_words(title))
     # A figure the comparison already states is not quoted again in its source sentence.
     stated = [f.result for f in facets if f.result and any(f.result in line for line in comparison)]
     candidates = [c for c in candidate_sentences(papers) if not any(r in c.text for r in stated)]

@@ -62,14 +62,21 @@ def informative_word(word: str, banned: set[str]) -> bool:
     return any(p not in STOP and p not in GENERIC_WORDS and p not in banned and not p.isdigit() for p in parts)
 
 
+_GENERIC_HEADS = {"model", "models", "network", "networks", "system", "systems", "method", "methods"}
+
+
 def topic_words(topic: str) -> set[str]:
     """Words of the topic and its acronyms ('Retrieval-Augmented Generation for Large Language
     Models' -> retrieval, augmented, ..., rag, llm, llms)."""
     words = {w for w in re.split(r"[^a-z0-9]+", topic.lower()) if len(w) > 2 and w not in STOP}
     for run in re.findall(r"(?:[A-Z][\w]*(?:[- ](?=[A-Z]))?)+", topic):
-        initials = "".join(w[0] for w in re.split(r"[- ]", run) if w).lower()
+        parts = [w for w in re.split(r"[- ]", run) if w]
+        initials = "".join(w[0] for w in parts).lower()
         if len(initials) >= 2:
             words |= {initials, initials + "s"}
+        # the acronym without a generic head noun: "Vision-Language-Action Models" -> "VLA" too
+        if len(parts) > 3 and parts[-1].lower() in _GENERIC_HEADS:
+            words |= {initials[:-1], initials[:-1] + "s"}
     words |= {w.lower().rstrip("s") for w in re.findall(r"\b[A-Z]{2,}s?\b", topic)}
     return words
 
