@@ -13,14 +13,17 @@ and become the section memory M_i.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable
 
 import numpy as np
 
 from ...models import normalize_title
+from ..facets import contribution_kind
 from ..text import and_list, as_data
+from .headings import validate_heading
 from .names import class_terms, name_from_terms, surface_forms, topic_words
-from .roles import APPLICATIONS, DOMAIN_SHORT, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
+from .roles import APPLICATIONS, DOMAIN_SHORT, EVALUATION, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
 
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -186,6 +189,29 @@ def _domain_groups(rows: list[int], ids: list[str], papers: dict[str, dict], top
     return named or groups
 
 
+# Role sections whose lone subsection is named by the kinds of work it holds ("Benchmarks and
+# Datasets"), not by a phrase a few of its titles share. Not foundations: its kinds ("Methods and
+# Surveys") would name no concept of the topic.
+KIND_NAMED_ROLES = {EVALUATION}
+KIND_LABELS = {"survey": "Surveys", "study": "Empirical Studies", "benchmark": "Benchmarks and Datasets",
+               "method": "Methods"}
+
+
+def _named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic: str, taken: set[str]) -> dict:
+    """The lone subsection of an evaluation section, named by the kinds of work it holds ("Benchmarks
+    and Datasets and Empirical Studies" is cut to the two most frequent kinds) instead of a phrase a few
+    of them share ("Visual and Action Representation")."""
+    kinds = Counter(k for k in (contribution_kind(str(papers[ids[r]].get("title") or ""),
+                                                  str(papers[ids[r]].get("abstract") or "")) for r in sub["rows"]) if k)
+    top = [KIND_LABELS[k] for k, n in kinds.most_common(2) if n >= 2]
+    title = " and ".join(top)
+    if not title or validate_heading(title, topic=topic, taken=taken - {normalize_title(sub["title"])}):
+        return sub
+    taken.discard(normalize_title(sub["title"]))
+    taken.add(normalize_title(title))
+    return {**sub, "title": title, "source": "role:kinds"}
+
+
 def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,
                         n_sections: int, n_subsections: int, demos: list[dict] | None = None,
                         encode: Encode | None = None, seed: int = 0, topic_terms: set[str] | None = None) -> list[dict]:
@@ -243,6 +269,8 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
                 named = _name_clusters(class_terms([_texts(papers, [ids[r] for r in rows])], banned), forms,
                                        topic=topic, taken=taken, avoid=[section["title"]])
             subs = [{**item, "rows": g} for item, g in zip(named, leaf)]
+            if len(subs) == 1 and section["role"] in KIND_NAMED_ROLES:
+                subs[0] = _named_by_kinds(subs[0], ids, papers, topic=topic, taken=taken)
         if not section["terms"]:  # a role section's terms: its subsections' lead phrases
             section["terms"] = [t for sub in subs for t in sub["terms"][:1]]
         result.append(_entry(section, ids, papers, forms) | {
