@@ -43,6 +43,13 @@ _WE_START = re.compile(r"^we\s+", re.I)
 _SENTENCE_ADVERB = re.compile(r"^([A-Z][a-z]+ly|In practice|In theory|In contrast|In experiments|Overall|Empirically|"
                               r"Theoretically|Experimentally|Specifically)\s*,\s+")
 _OUR_START = re.compile(r"^our\s+", re.I)
+# "Experiments on three QA datasets show that X": the evidence and its scope lead, the claim follows
+# ("On three QA datasets, Smith et al. [3] show that X", not "... report that experiments on ... show that X").
+_EVIDENCE = re.compile(
+    r"^(?:(?:extensive|comprehensive|our|their|the|experimental|empirical)\s+)*"
+    r"(?:results?|experiments?|evaluations?|analys[ie]s)"
+    r"(?:\s+(?P<prep>on|across|over)\s+(?P<scope>[^,;]{3,90}?))?"
+    r"\s+(?P<verb>show|demonstrate|indicate|reveal|confirm|suggest)s?\s+that\s+(?P<rest>\S.*)$", re.I)
 # A sentence opening on a pronoun or demonstrative refers back to text we do not quote.
 _DANGLING = re.compile(r"^(?:this|these|those|that|such|it|its|they|them|their|both|the former|the latter|"
                        r"the (?:above|aforementioned|proposed|resulting|same)|said|he|she|his|her)\b", re.I)
@@ -209,6 +216,13 @@ def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb
         rest = text[subject.end():]
         noun = (subject.group(1) or subject.group(2)).lower()
         return f"The {noun} by {cited} {_pronouns_to_third(rest)}"
+    evidence = _EVIDENCE.match(text) if report_verb is not None else None
+    if evidence:
+        verb = evidence.group("verb").lower()
+        claim = f"{cited} {verb if plural else third_person(verb)} that {_pronouns_to_third(evidence.group('rest'))}"
+        if evidence.group("scope"):
+            return f"{evidence.group('prep').capitalize()} {_pronouns_to_third(evidence.group('scope'))}, {claim}"
+        return claim[:1].upper() + claim[1:]
     if _OUR_START.match(text):
         text = "Their " + _OUR_START.sub("", text, count=1)
     if report_verb is None:  # "In Smith et al. [3], the retriever is trained ..."

@@ -260,7 +260,8 @@ def _compose(chosen: list[Candidate], papers: Sequence[dict], order: dict[int, i
                     lead = ADDITIVE[turn % len(ADDITIVE)]
                     turn += 1
                 if lead and not sentence.startswith("In "):  # "In X [3], ..." already leads in
-                    sentence = lead + (sentence[:1].lower() + sentence[1:] if sentence.startswith("The ") else sentence)
+                    lowered = sentence.startswith(("The ", "On ", "Across ", "Over "))  # not a name
+                    sentence = lead + (sentence[:1].lower() + sentence[1:] if lowered else sentence)
                 lines.append((cand.key, sentence))
                 previous_key = cand.key
         paragraphs += _chunk(lines)

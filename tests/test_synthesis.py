@@ -150,3 +150,14 @@ def test_coordinated_verbs_agree_with_a_singular_source():
     assert attribute("In this paper, we evaluate and compare several fine-tuning strategies.", "Lee", False, "[2]",
                      None) == "Lee [2] evaluates and compares several fine-tuning strategies."
     assert attribute("We propose and evaluate a cache.", "Lee", False, "[2]", None).startswith("Lee [2] proposes and evaluates")
+
+
+def test_the_evidence_and_its_scope_lead_the_attributed_claim():
+    assert attribute("Experiments on three QA datasets show that Stable-RAG improves answer accuracy.", "Zhang et al.",
+                     True, "[2]", "report") == "On three QA datasets, Zhang et al. [2] show that Stable-RAG improves answer accuracy."
+    assert attribute("Experimental results show that our model wins.", "Kim", False, "[3]", "report") == \
+        "Kim [3] shows that their model wins."
+    text = synthesize("Retrieval", CLEAN_PAPERS, per_paper=3)
+    assert "report that experiments on" not in text
+    assert "on Natural Questions and TriviaQA, Smith et al. [1] show that DenseFuse improves exact match" in text \
+        or "On Natural Questions and TriviaQA, Smith et al. [1] show that DenseFuse improves exact match" in text
