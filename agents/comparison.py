@@ -14,14 +14,13 @@ from typing import Callable, Sequence
 
 from ..sanitize import untrusted
 from .attribution import paper_handle
-from .outline.names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
 from .facets import KINDS, Facets
-from .text import and_list
 from .outline.headings import is_name
+from .outline.names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
+from .text import and_list, count_words
 
 MAX_CONCEPTS = 3  # shared ingredients named per subsection
 MAX_NAMED = 3  # works named by handle in one list; more are cited by number only
-_NUMBERS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
 @dataclass(frozen=True)
@@ -40,14 +39,10 @@ def works(papers: Sequence[dict], facets: Sequence[Facets]) -> list[Work]:
     return out
 
 
-def _count(n: int) -> str:
-    return _NUMBERS[n] if n < len(_NUMBERS) else str(n)
-
-
 def cite_list(group: Sequence[Work]) -> str:
     """'Smith et al. [1] and Lee [4]'; more than MAX_NAMED works: 'five works [1, 3, 4, 6, 8]'."""
     if len(group) > MAX_NAMED:
-        return f"{_count(len(group))} works [{', '.join(str(w.key) for w in group)}]"
+        return f"{count_words(len(group))} works [{', '.join(str(w.key) for w in group)}]"
     return and_list([f"{w.handle} [{w.key}]" for w in group])
 
 
@@ -55,23 +50,20 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-# What a work of each kind does, as a predicate (plural subject, singular subject).
+# What a work of each kind does, as a predicate: of several works, of one work with a singular
+# handle ("Okafor [2]"), of one work with a plural handle ("Smith et al. [3]").
 KIND_PREDICATES = {
-    "survey": ("are surveys or reviews", "is a survey or review"),
-    "benchmark": ("contribute benchmarks or datasets", "contributes a benchmark or dataset"),
-    "study": ("are empirical studies", "is an empirical study"),
-    "method": ("propose new methods or systems", "proposes a new method or system"),
+    "survey": ("are surveys or reviews", "is a survey or review", "is a survey or review"),
+    "benchmark": ("contribute benchmarks or datasets", "contributes a benchmark or dataset",
+                  "contribute a benchmark or dataset"),
+    "study": ("are empirical studies", "is an empirical study", "is an empirical study"),
+    "method": ("propose new methods or systems", "proposes a new method or system", "propose a new method or system"),
 }
 
 
 def _predicate(kind: str, group: Sequence[Work]) -> str:
-    plural, singular = KIND_PREDICATES[kind]
-    if len(group) == 1 and not group[0].plural:
-        return singular
-    if len(group) == 1:  # "Smith et al. [3] propose a new method": one work, plural handle
-        return {"survey": "is a survey or review", "study": "is an empirical study"}.get(
-            kind, singular.replace("proposes", "propose").replace("contributes", "contribute"))
-    return plural
+    several, singular, plural = KIND_PREDICATES[kind]
+    return several if len(group) > 1 else plural if group[0].plural else singular
 
 
 def kind_sentence(group: Sequence[Work]) -> str:
@@ -85,11 +77,11 @@ def kind_sentence(group: Sequence[Work]) -> str:
     if known < 2:
         return ""
     if len(present) == 1:
-        lead = "Both" if known == 2 else f"All {_count(known)}"
+        lead = "Both" if known == 2 else f"All {count_words(known)}"
         return f"{lead}{'' if known == len(group) else ' whose abstracts say so'} {KIND_PREDICATES[present[0]][0]}."
     major = max(present, key=lambda k: (len(by_kind[k]), -KINDS.index(k)))
     parts = [f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present if k != major]
-    lead = f"{_capital(_count(len(by_kind[major])))} of the {_count(known)} {KIND_PREDICATES[major][0]}"
+    lead = f"{_capital(count_words(len(by_kind[major])))} of the {count_words(known)} {KIND_PREDICATES[major][0]}"
     return f"{lead}; {and_list(parts)}."
 
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..sanitize import untrusted
+from .text import sentences
 
 KINDS = ("survey", "benchmark", "study", "method")  # or "" when neither title nor abstract says
 _SURVEY_TITLE = re.compile(r"\b(?:surveys?|review|overview|tutorial|sok|systematic (?:mapping|literature)|"
@@ -95,10 +96,6 @@ def _abstract(paper: dict) -> str:
     return " ".join(untrusted(paper.get("abstract") or "").split())
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])", text) if s]
-
-
 def contribution_kind(title: str, abstract: str) -> str:
     """survey / benchmark / study / method, by the title first (it states what the paper is)."""
     if _SURVEY_TITLE.search(title) or (_SURVEY_TEXT.search(abstract) and not _METHOD_TEXT.search(abstract)):
@@ -144,9 +141,9 @@ def _listed_names(sentence: str) -> list[str]:
     return [name for _, name in sorted(found)]
 
 
-def _data_names(sentences: list[str], exclude: set[str]) -> list[str]:
+def _data_names(said: list[str], exclude: set[str]) -> list[str]:
     found: list[str] = []
-    for sentence in sentences:
+    for sentence in said:
         data_sentence = bool(_DATA_CONTEXT.search(sentence))
         results_sentence = bool(_RESULT_WORDS.search(sentence) or _NUMBER.search(sentence))
         if not (data_sentence or results_sentence):
@@ -189,7 +186,7 @@ def result_clause(sentence: str) -> str:
 def paper_facets(paper: dict) -> Facets:
     title = " ".join(untrusted(paper.get("title") or "", 300).split())
     abstract = _abstract(paper)
-    said = _sentences(abstract)
+    said = sentences(abstract)
     mine = own_names(title, abstract)
     models = []
     for match in _MODEL.finditer(abstract):

@@ -40,7 +40,7 @@ from .attribution import attribute, paper_handle, standalone
 from .outline.names import topic_words
 from .comparison import compare
 from .facets import paper_facets
-from .text import and_list, sentences
+from .text import and_list, count_words, sentences
 
 Encoder = Callable[[Sequence[str]], np.ndarray]
 
@@ -98,7 +98,6 @@ _EARLY_PRONOUN = re.compile(r"^(?:\S+\s+){0,5}?(?:it|they|them|these|those|their
 _ABSTRACT_LABEL = re.compile(r"^\s*(?:abstract|summary)\s*[:.\-–—]\s*|^.{0,1000}?\s(?:Abstract|ABSTRACT)\s*:\s+(?=[A-Z])",
                              re.S)
 _ENCODE_LOCK = threading.Lock()  # one encoder call at a time: parallel branches share one CPU model
-NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
 @dataclass(frozen=True)
@@ -202,10 +201,6 @@ def select(candidates: Sequence[Candidate], vectors: np.ndarray, query: np.ndarr
         chosen.append(pool[best])
         taken[candidates[pool[best]].key] += 1
     return chosen
-
-
-def count_words(n: int) -> str:
-    return NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else str(n)
 
 
 def theme_phrase(title: str) -> str:

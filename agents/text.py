@@ -83,6 +83,14 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(text.strip()) if s.strip()]
 
 
+NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def count_words(n: int) -> str:
+    """3 -> 'three'; numbers past twelve stay digits."""
+    return NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else str(n)
+
+
 def and_list(items: list[str]) -> str:
     """"A", "A and B", "A, B and C" (empty for no items)."""
     return ", ".join(items[:-1]) + (f" and {items[-1]}" if len(items) > 1 else "".join(items))

@@ -43,7 +43,6 @@ GLITCH = re.compile(r"\b(?!(?:embeds|sheds|beds|breeds|weds)\b)[a-z]{2,}[^e\W]ed
 # A sentence led by one work's citation ("Smith et al. [3] propose ...", "In Smith [3], ..."): the
 # paper-by-paper form; a synthesis relates works instead (a sentence citing two or more).
 CITATION_LED = re.compile(r"^(?:In |The (?:paper|survey|work|study) by )?[A-Z][\w'’-]+(?: et al\.| and [A-Z][\w'’-]+)? \[\d+\]")
-CITATION = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
 NUMBERING = re.compile(r"^\s*(?:[IVX]+\.|\d+(?:\.\d+)*\.?)\s+")
 
 
@@ -62,6 +61,7 @@ def human_headings(data: Path) -> set[str]:
 
 def text_figures(headings: list[str], text: str, topic: str, human: set[str]) -> dict:
     from surveygraph.agents.outline.headings import validate_heading
+    from surveygraph.agents.text import CITATION_MARKER, marker_numbers
     from surveygraph.models import normalize_title
 
     body = [NUMBERING.sub("", h).strip() for h in headings]  # drafts number their headings
@@ -74,8 +74,8 @@ def text_figures(headings: list[str], text: str, topic: str, human: set[str]) ->
     prose = " ".join(line for line in text.splitlines() if not line.startswith("|"))
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", prose) if len(s.split()) >= 7]
     copied = [h for h in body if normalize_title(h) in human]
-    cited = [s for s in sentences if CITATION.search(s)]
-    multi = sum(1 for s in cited if len({n for m in CITATION.finditer(s) for n in re.split(r"\D+", m.group(1)) if n}) >= 2)
+    cited = [s for s in sentences if CITATION_MARKER.search(s)]
+    multi = sum(1 for s in cited if len({n for m in CITATION_MARKER.finditer(s) for n in marker_numbers(m.group(1))}) >= 2)
     led = sum(1 for s in sentences if CITATION_LED.match(s))
     return {"headings": len(body), "copied": len(copied), "copied_titles": copied,
             "multi": f"{multi / len(cited):.2f}" if cited else "n/a", "led": f"{led / len(sentences):.2f}" if sentences else "n/a",
