@@ -17,7 +17,7 @@ from .attribution import paper_handle
 from .facets import KINDS, Facets
 from .outline.headings import is_name
 from .outline.names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
-from .text import and_list, count_words
+from .text import and_list, count_words, in_sentence
 
 MAX_CONCEPTS = 3  # shared ingredients named per subsection
 MAX_NAMED = 3  # works named by handle in one list; more are cited by number only
@@ -111,19 +111,12 @@ def shared_concepts(papers: Sequence[dict], banned: set[str]) -> list[tuple[str,
         stems = {stem(w) for w in phrase.split()}
         if stems & seen_stems or tuple(keys) in seen_sets:
             continue
-        chosen.append((_in_sentence(forms.get(phrase, phrase)), keys))
+        chosen.append((in_sentence(forms.get(phrase, phrase)), keys))
         seen_stems |= stems
         seen_sets.add(tuple(keys))
         if len(chosen) == MAX_CONCEPTS:
             break
     return chosen
-
-
-def _in_sentence(phrase: str) -> str:
-    """A title's capitals dropped inside a sentence ('Question Answering' -> 'question answering');
-    acronyms and names with inner capitals kept."""
-    return " ".join(w.lower() if all(part[:1].isupper() and (part[1:].islower() or len(part) == 1)
-                                     for part in w.split("-") if part) else w for w in phrase.split())
 
 
 def concept_sentence(group: Sequence[Work], concepts: list[tuple[str, list[int]]]) -> str:

@@ -31,7 +31,7 @@ def summary_lines(report: dict, limit: int = 60) -> list[str]:
 
 def quality_summary(data: dict, survey) -> dict:
     """The offline quality score (overall + components), a verdict placing it among the ASG-Bench
-    reference systems (``model_v5.json``), and the reasons a reader should know: components below
+    reference systems (``model_v6.json``), and the reasons a reader should know: components below
     the median system with what pulled them down, text copied from the cited abstracts, and the
     references and headings that read as off the topic."""
     from ..evaluation.quality import load_model, score_survey, verdict

@@ -40,7 +40,7 @@ from .attribution import attribute, paper_handle, standalone
 from .outline.names import topic_words
 from .comparison import compare
 from .facets import paper_facets
-from .text import and_list, count_words, sentences
+from .text import and_list, count_words, in_sentence, sentences
 
 Encoder = Callable[[Sequence[str]], np.ndarray]
 
@@ -205,8 +205,7 @@ def select(candidates: Sequence[Candidate], vectors: np.ndarray, query: np.ndarr
 
 def theme_phrase(title: str) -> str:
     """A heading as a noun phrase inside a sentence: Title Case words lower-cased, acronyms kept."""
-    words = untrusted(title, 160).rstrip(".").split()
-    return " ".join(w.lower() if w[:1].isupper() and w[1:].replace("-", "").islower() else w for w in words)
+    return in_sentence(untrusted(title, 160).rstrip("."))
 
 
 def _years(papers: Sequence[dict]) -> str:

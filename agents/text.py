@@ -91,6 +91,13 @@ def count_words(n: int) -> str:
     return NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else str(n)
 
 
+def in_sentence(phrase: str) -> str:
+    """A title's capitals dropped inside a sentence ('Question Answering' -> 'question answering',
+    'Retrieval-Augmented' -> 'retrieval-augmented'); acronyms and names with inner capitals kept."""
+    return " ".join(w.lower() if all(part[:1].isupper() and (part[1:].islower() or len(part) == 1)
+                                     for part in w.split("-") if part) else w for w in phrase.split())
+
+
 def and_list(items: list[str]) -> str:
     """"A", "A and B", "A, B and C" (empty for no items)."""
     return ", ".join(items[:-1]) + (f" and {items[-1]}" if len(items) > 1 else "".join(items))
