@@ -322,7 +322,7 @@ def display_metrics(board: Leaderboard) -> list[str]:
 
 def _validity_table(board: Leaderboard) -> dict[str, str]:
     """Metric -> measured validity; the quality model's disciplines are its training data, so its
-    leave-one-discipline-out ρ (model_v5.json) is shown beside the harness figure."""
+    leave-one-discipline-out ρ (model_v6.json) is shown beside the harness figure."""
     from .quality.validity import metric_validity
 
     return {m: metric_validity(m) for m in display_metrics(board)}

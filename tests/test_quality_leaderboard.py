@@ -163,7 +163,7 @@ def test_evaluate_reports_show_each_metric_with_its_validity(tmp_path, tmp_home,
     assert res.exit_code == 0, res.output
     rows = {line.split("|")[1].strip(): line.split("|")[3].strip() for line in md.read_text().splitlines()
             if line.startswith("| quality.") or line.startswith("| structure.")}
-    lodo = json.loads(Path(validity_mod.__file__).with_name("model_v5.json").read_text())["cv"]["overall"]["rho_mean"]
+    lodo = json.loads(Path(validity_mod.__file__).with_name("model_v6.json").read_text())["cv"]["overall"]["rho_mean"]
     assert rows["quality.overall"] == f"ρ 0.81 [0.60, 0.95]; LODO ρ {lodo:.2f}"
     assert rows["structure.words"] == "not validated"  # absent from this validity file
     html = tmp_path / "r.html"

@@ -154,6 +154,76 @@ def test_training_finds_the_feature_that_orders_systems():
     assert by_system["A"] < by_system["B"] < by_system["C"]
 
 
+def test_expert_choices_pull_the_outline_fit_towards_what_they_reward():
+    """With a label weight, the outline fit follows the experts where the rubric rows are silent:
+    the rubric orders systems by o_sections, the experts choose by o_section_separation."""
+    from surveygraph.evaluation.quality.dataset import OutlineLabel
+
+    rng = np.random.default_rng(1)
+    systems = {"A": 1.0, "B": 2.0, "C": 3.0}
+    drafts, targets = [], {c: {} for c in ("outline", "content", "reference", "overall")}
+    for disc in ("d1", "d2"):
+        for t in range(4):
+            for system, level in systems.items():
+                features = {n: float(rng.uniform(0, 1)) for n in ALL_FEATURES}
+                features["o_sections"] = 0.2 * level + 0.02 * rng.standard_normal()
+                drafts.append(Draft(system, disc, f"t{t}", Path("x"), features))
+                for c in targets:
+                    targets[c][(system, disc)] = level
+    labels = []
+    for _ in range(60):
+        a = {n: float(rng.uniform(0, 1)) for n in ALL_FEATURES}
+        b = {n: float(rng.uniform(0, 1)) for n in ALL_FEATURES}
+        choice = "a" if a["o_section_separation"] > b["o_section_separation"] else "b"
+        labels.append(OutlineLabel("d1", "A", "B", choice, a, b, 10, 10))
+    plain = dict(zip(*(lambda f: (f["names"], f["weights"]))(fit_component(drafts, targets, "outline", 1.0))))
+    joint_fit = fit_component(drafts, targets, "outline", 1.0, labels, "rank", 3.0)
+    joint = dict(zip(joint_fit["names"], joint_fit["weights"]))
+    assert joint["o_section_separation"] > plain["o_section_separation"] + 0.1
+    assert joint["o_sections"] > 0.1 and all(w >= 0 for w in joint.values())  # the rubric still counts
+    # without a weight the labels change nothing: the plain ridge fit
+    same = fit_component(drafts, targets, "outline", 1.0, labels, "rank", 0.0)
+    assert np.allclose(same["weights"], list(plain.values()))
+
+
+def test_section_separation_sees_matter_filed_twice():
+    """The same matter under two sections ("Diagnostic Imaging" / "Imaging Techniques for Disease
+    Diagnosis") lowers o_section_separation with the bundled encoder; distinct sections keep it high."""
+    from surveygraph.evaluation.quality.features import outline_features
+
+    def outline(second_section: str) -> float:
+        survey = parse_markdown(f"""# Nanoparticles in Medicine
+## 1 Synthesis
+### 1.1 Green Synthesis with Plant Extracts
+### 1.2 Diagnostic Imaging Agents
+## 2 {second_section}
+### 2.1 Imaging Techniques for Disease Diagnosis
+### 2.2 Contrast Agents for Diagnostic Imaging
+## 3 Toxicity
+### 3.1 Cytotoxicity Assays in Cell Lines
+""")
+        survey.topic = "Nanoparticles in Medicine"
+        return outline_features(survey)["o_section_separation"]
+
+    filed_twice = outline("Diagnosis")
+    distinct = parse_markdown("""# Nanoparticles in Medicine
+## 1 Synthesis
+### 1.1 Green Synthesis with Plant Extracts
+### 1.2 Sol-Gel and Hydrothermal Routes
+## 2 Diagnosis
+### 2.1 Imaging Techniques for Disease Diagnosis
+### 2.2 Contrast Agents for MRI
+## 3 Toxicity
+### 3.1 Cytotoxicity Assays in Cell Lines
+""")
+    distinct.topic = "Nanoparticles in Medicine"
+    from surveygraph.evaluation.quality.features import outline_features as features_of
+
+    assert 0.0 < filed_twice < features_of(distinct)["o_section_separation"] <= 1.0
+    one_section = parse_markdown("# T\n## Only Section\n")
+    assert features_of(one_section)["o_section_separation"] == 0.0  # nothing to compare across
+
+
 def test_train_command_reports_a_missing_folder(tmp_path, capsys):
     from surveygraph.evaluation.quality.train import main
 

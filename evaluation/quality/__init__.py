@@ -1,7 +1,7 @@
 """Offline learned quality score of a survey (outline, content, reference, overall).
 
 ``score_survey(survey)`` -> {"outline", "content", "reference", "overall"} on the SurveyLens 1-5
-scale, from interpretable features (``features.py``) and the shipped ``model_v5.json``
+scale, from interpretable features (``features.py``) and the shipped ``model_v6.json``
 (``python -m surveygraph.evaluation.quality.train`` reproduces it). ``content_quality(text)``
 scores one subsection's Markdown for the generation gate. ``read_quality`` adds what form cannot
 see: P(about the topic) per component from a sentence encoder, and copying from known abstracts.

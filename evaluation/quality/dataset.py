@@ -15,6 +15,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from ...errors import UserError
@@ -117,6 +118,7 @@ class OutlineLabel:
     lines_b: int
 
 
+@lru_cache(maxsize=None)  # each outline is judged in several pairs
 def _outline_only(text: str, topic: str) -> dict[str, float]:
     from ..markdown_parser import parse_markdown
 
@@ -134,8 +136,8 @@ def load_outline_labels(path: Path) -> list[OutlineLabel]:
         a, b = row.get("outline_a") or "", row.get("outline_b") or ""
         labels.append(OutlineLabel(
             discipline=str(row["discipline"]).lower(), system_a=row["system_a"], system_b=row["system_b"],
-            choice=row["choice"], features_a=_outline_only(a, row.get("topic", "")),
-            features_b=_outline_only(b, row.get("topic", "")),
+            choice=row["choice"], features_a=dict(_outline_only(a, row.get("topic", ""))),
+            features_b=dict(_outline_only(b, row.get("topic", ""))),
             lines_a=sum(1 for ln in a.splitlines() if ln.strip()),
             lines_b=sum(1 for ln in b.splitlines() if ln.strip())))
     return labels

@@ -6,7 +6,8 @@ body sentences that carry a citation marker, distinct headings of sections that 
 sentences. Padding a survey with duplicated sections, boilerplate or uncited filler therefore
 adds no substance and only raises the waste terms, so no feature can rise; the model that
 combines them has non-negative weights (see ``train.py``), which carries the property over to
-the score. Nothing here needs an embedding model or an LLM: a survey takes milliseconds.
+the score. No LLM is needed; one feature (``o_section_separation``) embeds the headings with the
+bundled MiniLM, the model's fixed instrument whatever encoder the user's settings name.
 """
 
 from __future__ import annotations
@@ -14,10 +15,16 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
+from typing import Callable, Sequence
+
+import numpy as np
 
 from ...models import OutlineEntry, Survey, normalize_title
 from ..citations import split_sentences
 from ..structure import _count_equations, _count_tables
+
+Encode = Callable[[Sequence[str]], np.ndarray]  # texts -> L2-normalised rows
 
 # Broad in-text citation markers: "[3]", "[1, 4-6]", "[cite: 1, 9]" (Gemini Deep Research),
 # footnotes "[^3]", "(Author, 2020)", "(Author et al., 2020; B and C, 2021)", "Author et al. (2020)".
@@ -45,7 +52,7 @@ literature systematic comprehensive""".split())
 
 OUTLINE_FEATURES = ("o_sections", "o_depth", "o_subsection_share", "o_balance", "o_heading_specificity",
                     "o_topic_coverage", "o_heading_uniqueness", "o_heading_vocabulary", "o_survey_parts",
-                    "o_heading_distinctness")
+                    "o_heading_distinctness", "o_section_separation")
 # The parts a survey has besides its taxonomy of approaches, as SurveyLens' outline rubric asks for
 # ("covers background, methods, evaluation, applications, challenges"). Written here, apart from
 # the generator's own role patterns (agents/outline/roles.py), so the judge does not share the
@@ -145,9 +152,11 @@ def _outline(survey: Survey) -> list[OutlineEntry]:
     return [OutlineEntry(level=s.level, title=s.heading) for s in survey.sections if s.heading.strip()]
 
 
-def outline_features(survey: Survey, substance: Substance | None = None) -> dict[str, float]:
+def outline_features(survey: Survey, substance: Substance | None = None,
+                     encode: Encode | None = None) -> dict[str, float]:
     """Outline shape on the distinct headings that carry substance (every heading when the survey
-    is an outline alone, or cites nothing at all)."""
+    is an outline alone, or cites nothing at all). ``encode``: the heading encoder (default: the
+    bundled MiniLM, ``heading_encoder``)."""
     entries = [(e.level, clean_heading(e.title)) for e in _outline(survey)]
     entries = [(lv, h) for lv, h in entries if h]
     body_cites = substance is not None and substance.cited
@@ -173,9 +182,10 @@ def outline_features(survey: Survey, substance: Substance | None = None) -> dict
     specific = [h for h in (h for _, h in kept) if h not in GENERIC_HEADINGS]
     # The survey's sections: its first-level headings, below a title heading when there is one
     # ("# Title" above "## 1 Introduction", "## 2 ...").
-    sections = [h for lv, h in kept if lv == top]
-    if len(sections) <= 2 and any(lv == top + 1 for lv, _ in kept):
-        sections = [h for lv, h in kept if lv == top + 1]
+    section_level = top
+    if sum(1 for lv, _ in kept if lv == top) <= 2 and any(lv == top + 1 for lv, _ in kept):
+        section_level = top + 1
+    sections = [h for lv, h in kept if lv == section_level]
     topic_words = set(content_words(survey.topic or survey.title))
     heading_words = {w for _, h in kept for w in content_words(h)}
     # Words of the headings beyond the topic's: the share used in one heading only. An outline
@@ -200,7 +210,42 @@ def outline_features(survey: Survey, substance: Substance | None = None) -> dict
         "o_heading_vocabulary": sum(c for c in said.values() if c == 1) / said_total if said_total else 0.0,
         "o_survey_parts": sum(any(p.search(h) for h in sections) for p in _SURVEY_PARTS) / len(_SURVEY_PARTS),
         "o_heading_distinctness": 1.0 - restated / len(specific) if specific else 0.0,
+        "o_section_separation": _section_separation(kept, section_level, encode or heading_encoder()),
     }
+
+
+def _section_separation(kept: list[tuple[int, str]], section_level: int, encode: Encode) -> float:
+    """1 - the mean, over the specific headings, of the cosine similarity to the closest heading
+    filed under another section: 1 when every section covers ground no other does, low when the
+    same matter is filed twice ("Diagnostic Imaging" in one section, "Imaging Techniques for
+    Disease Diagnosis" in the next). Word overlap misses such restatements; a sentence encoder
+    sees them. Headings above the sections (a title) belong to none."""
+    owners, headings, section = [], [], -1
+    for level, heading in kept:
+        if level < section_level:
+            continue
+        if level == section_level:
+            section += 1
+        if heading not in GENERIC_HEADINGS and section >= 0:
+            owners.append(section)
+            headings.append(heading)
+    if len(set(owners)) < 2:  # one section: nothing to be filed twice across sections
+        return 0.0
+    vectors = np.asarray(encode(headings), dtype=float)
+    similarity = vectors @ vectors.T
+    owner = np.array(owners)
+    closest = np.where(owner[:, None] != owner[None, :], similarity, -1.0).max(axis=1)
+    return float(1.0 - np.clip(closest, 0.0, 1.0).mean())
+
+
+@lru_cache(maxsize=1)
+def heading_encoder() -> Encode:
+    """The bundled MiniLM (loaded once per process): the instrument ``o_section_separation`` was
+    fitted with, so the user's choice of encoder cannot move the score."""
+    from ...retrieval.embeddings import MINILM, get_model
+    from ...settings import Settings
+
+    return get_model(Settings().with_embedding_model(MINILM)).encode
 
 
 def _stem(word: str) -> str:
@@ -325,9 +370,11 @@ def reference_features(survey: Survey, substance: Substance) -> dict[str, float]
     }
 
 
-def survey_features(survey: Survey, copied: dict[str, tuple[float, str]] | None = None) -> dict[str, float]:
-    """All features of one survey, in ``ALL_FEATURES`` order (``copied``: see ``Substance``)."""
+def survey_features(survey: Survey, copied: dict[str, tuple[float, str]] | None = None,
+                    encode: Encode | None = None) -> dict[str, float]:
+    """All features of one survey, in ``ALL_FEATURES`` order (``copied``: see ``Substance``;
+    ``encode``: see ``outline_features``)."""
     substance = Substance(survey, copied)
-    values = {**outline_features(survey, substance), **content_features(survey, substance),
+    values = {**outline_features(survey, substance, encode), **content_features(survey, substance),
               **reference_features(survey, substance)}
     return {name: float(values[name]) for name in ALL_FEATURES}

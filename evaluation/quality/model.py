@@ -1,4 +1,4 @@
-"""Load the shipped quality model (``model_v5.json``) and score surveys with it.
+"""Load the shipped quality model (``model_v6.json``) and score surveys with it.
 
 An outline, content or reference score is ``clip(a + b * Σ_i w_i (x_i - mean_i) / scale_i, 1, 5)``:
 standardised features, non-negative weights ``w`` fitted by ``train.py``, and a linear map
@@ -20,7 +20,7 @@ from ...errors import UserError
 from ...models import Survey
 from .features import ALL_FEATURES, survey_features
 
-MODEL_PATH = Path(__file__).with_name("model_v5.json")
+MODEL_PATH = Path(__file__).with_name("model_v6.json")
 COMPONENTS = ("outline", "content", "reference", "overall")
 
 

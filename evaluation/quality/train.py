@@ -1,4 +1,4 @@
-"""Fit the offline quality model and write ``model_v5.json`` (with its CV figures).
+"""Fit the offline quality model and write ``model_v6.json`` (with its CV figures).
 
     python -m surveygraph.evaluation.quality.train --data ../shared/data/asg_bench \\
         --labels ../shared/data/asg_bench/human_outline_labels.jsonl
@@ -18,6 +18,11 @@ Overall is not fitted: SurveyLens defines it as the unweighted mean of the outli
 reference scores (spec §2.6, checked on all 121 cells of its Table 2), so it is the mean of the three
 calibrated component scores, and its LODO figure the mean of the held-out component predictions.
 A direct regression of overall on all features is kept in the CV record for comparison.
+
+The outline model may also learn from the experts' pairwise outline choices: a logistic loss on
+each choice's feature differences, weighted by ``LABEL_WEIGHTS`` (0 = the rubric alone), enters
+the same non-negative fit; the inner CV chooses the weight by the sum of the two agreements,
+ρ + (2·accuracy − 1), both on the [-1, 1] scale, so neither target is given up for the other.
 """
 
 from __future__ import annotations
@@ -30,10 +35,14 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata, spearmanr
+from scipy.optimize import minimize
+from scipy.special import expit
+from scipy.stats import rankdata
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.preprocessing import StandardScaler
 
+from .agreement import (HUMAN, accuracy_interval, baselines, credit, discipline_rho, feature_matrix,
+                        rho_interval, system_means)
 from .dataset import (FEATURE_VERSION, REFERENCE_CSV, Draft, OutlineLabel, load_drafts,
                       load_outline_labels, load_reference_scores)
 from .features import ALL_FEATURES, CONTENT_FEATURES, OUTLINE_FEATURES, REFERENCE_FEATURES
@@ -48,19 +57,15 @@ ALPHAS = tuple(float(a) for a in np.logspace(-1, 6, 15))
 # discipline (the validity figure is a rank correlation, and the disciplines' score scales differ:
 # outline spans 1.2-4.6 in biology, 1.3-4.2 in business); "score" = the raw 1-5 scores.
 TARGETS = ("rank", "score")
-# The outline model is fitted on the rubric alone: adding the expert labels as training rows
-# lowered its LODO ρ (0.71 vs 0.75 in model v1; see cv.outline.with_labels), so they validate it instead.
-TRAIN_ON_LABELS = False
+# Weights of the expert pairwise outline choices in the outline fit, chosen by the inner CV. With
+# the ten outline features of model v5 no weight helped either target (BENCHMARKS.md, "per-draft
+# checks"); with o_section_separation the joint fit raises both (BENCHMARKS.md, "Quality model v6").
+LABEL_WEIGHTS = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
 # SurveyLens applied its reference rubric to the human surveys too: their mean is 3.13, above every
 # system's (spec §6, Fig. 9; per discipline it is not published). The human surveys of the training
 # data enter the reference fit as one more "system" with that score in each discipline, so the model
 # learns what their lists have that the systems' lack; every reported ρ is over the systems only.
-HUMAN = "HumanSurvey"
 HUMAN_REFERENCE_SCORE = 3.13
-
-
-def _matrix(drafts: list[Draft], names=ALL_FEATURES) -> np.ndarray:
-    return np.array([[d.features[n] for n in names] for d in drafts], dtype=float)
 
 
 def _centred_rows(drafts: list[Draft], z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,18 +89,32 @@ def _centred_rows(drafts: list[Draft], z: np.ndarray, y: np.ndarray) -> tuple[np
     return np.vstack(xs), np.concatenate(ys)
 
 
-def _label_rows(labels: list[OutlineLabel], scaler: StandardScaler, cols: list[int], spread: float):
+def _label_rows(labels: list[OutlineLabel], scaler: StandardScaler, cols: list[int]):
+    """Each decided expert choice as (standardised feature difference a - b, +1 if a won else -1)."""
     names = [ALL_FEATURES[c] for c in cols]
-    xs, ys = [], []
-    for lab in labels:
-        if lab.choice not in ("a", "b"):
-            continue
-        a = np.array([[lab.features_a[n] for n in names]])
-        b = np.array([[lab.features_b[n] for n in names]])
-        diff = (a - b) / scaler.scale_[cols]
-        xs.append(diff[0])
-        ys.append(spread if lab.choice == "a" else -spread)
-    return (np.array(xs), np.array(ys)) if xs else (np.zeros((0, len(cols))), np.zeros(0))
+    decided = [lab for lab in labels if lab.choice in ("a", "b")]
+    if not decided:
+        return np.zeros((0, len(cols))), np.zeros(0)
+    diff = np.array([[lab.features_a[n] - lab.features_b[n] for n in names] for lab in decided])
+    return diff / scaler.scale_[cols], np.array([1.0 if lab.choice == "a" else -1.0 for lab in decided])
+
+
+def _fit_weights(xc: np.ndarray, yc: np.ndarray, alpha: float, pairs=None, label_weight: float = 0.0) -> np.ndarray:
+    """Non-negative weights minimising ||xc w - yc||² + alpha ||w||² (ridge on the rubric rows),
+    plus label_weight x len(yc) x the mean logistic loss of the expert choices when given."""
+    if pairs is None or not label_weight or not len(pairs[1]):
+        return Ridge(alpha=alpha, fit_intercept=False, positive=True).fit(xc, yc).coef_
+    diff, sign = pairs
+    scale = label_weight * len(yc) / len(sign)
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        residual, margin = xc @ w - yc, sign * (diff @ w)
+        value = residual @ residual + alpha * w @ w + scale * np.logaddexp(0.0, -margin).sum()
+        grad = 2 * xc.T @ residual + 2 * alpha * w - scale * (sign * expit(-margin)) @ diff
+        return float(value), grad
+
+    start = Ridge(alpha=alpha, fit_intercept=False, positive=True).fit(xc, yc).coef_
+    return minimize(loss, start, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * xc.shape[1]).x
 
 
 def rank_targets(drafts: list[Draft], scores: dict[tuple[str, str], float]) -> dict[tuple[str, str], float]:
@@ -111,69 +130,51 @@ def rank_targets(drafts: list[Draft], scores: dict[tuple[str, str], float]) -> d
 
 
 def fit_component(drafts: list[Draft], targets: dict, component: str, alpha: float,
-                  labels: list[OutlineLabel] | None = None, target: str = "rank") -> dict:
-    """Scaler + non-negative ridge weights for one component on ``drafts``."""
+                  labels: list[OutlineLabel] | None = None, target: str = "rank",
+                  label_weight: float = 0.0) -> dict:
+    """Scaler + non-negative weights for one component on ``drafts`` (and, for the outline with
+    ``label_weight`` > 0, on the expert choices in ``labels``)."""
     names = COMPONENT_FEATURES[component]
     cols = [ALL_FEATURES.index(n) for n in names]
-    x_all = _matrix(drafts)
+    x_all = feature_matrix(drafts)
     scaler = StandardScaler().fit(x_all)
     scaler.scale_[scaler.scale_ == 0] = 1.0
     z = scaler.transform(x_all)[:, cols]
     fitted = targets[component] if target == "score" else rank_targets(drafts, targets[component])
     y = np.array([fitted[(d.system, d.discipline)] for d in drafts])
     xc, yc = _centred_rows(drafts, z, y)
-    if component == "outline" and labels:
-        lx, ly = _label_rows(labels, scaler, cols, float(yc.std()))
-        xc, yc = np.vstack([xc, lx]), np.concatenate([yc, ly])
-    ridge = Ridge(alpha=alpha, fit_intercept=False, positive=True).fit(xc, yc)
-    return {"scaler": scaler, "names": names, "cols": cols, "weights": ridge.coef_}
+    pairs = _label_rows(labels, scaler, cols) if component == "outline" and labels and label_weight else None
+    return {"scaler": scaler, "names": names, "cols": cols,
+            "weights": _fit_weights(xc, yc, alpha, pairs, label_weight)}
 
 
 def predict(fit: dict, drafts: list[Draft]) -> np.ndarray:
-    z = fit["scaler"].transform(_matrix(drafts))[:, fit["cols"]]
+    z = fit["scaler"].transform(feature_matrix(drafts))[:, fit["cols"]]
     return z @ fit["weights"]
 
 
-def system_means(drafts: list[Draft], scores: np.ndarray) -> dict[tuple[str, str], float]:
-    acc: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for d, s in zip(drafts, scores):
-        acc[(d.system, d.discipline)].append(float(s))
-    return {k: float(np.mean(v)) for k, v in acc.items()}
-
-
-def discipline_rho(drafts: list[Draft], scores: np.ndarray, targets: dict, component: str) -> dict[str, float]:
-    """Spearman ρ of system means vs the SurveyLens scores, per discipline."""
-    means = system_means(drafts, scores)
-    out = {}
-    for disc in sorted({d for _, d in means}):
-        systems = sorted(s for s, d in means if d == disc and s != HUMAN)
-        pred = [means[(s, disc)] for s in systems]
-        if len(set(pred)) < 2:  # a constant prediction ranks nothing
-            out[disc] = 0.0
-            continue
-        rho = spearmanr(pred, [targets[component][(s, disc)] for s in systems]).statistic
-        out[disc] = float(rho) if np.isfinite(rho) else 0.0
-    return out
-
-
 def choose_hyper(drafts: list[Draft], targets: dict, component: str, labels=None,
-                 target_forms: tuple[str, ...] = TARGETS) -> tuple[float, str, dict]:
-    """Inner leave-one-discipline-out: the (alpha, target form) with the best mean held-out ρ."""
+                 target_forms: tuple[str, ...] = TARGETS,
+                 label_weights: tuple[float, ...] = LABEL_WEIGHTS) -> tuple[float, str, float, dict]:
+    """Inner leave-one-discipline-out: the (alpha, target form, label weight) with the best mean
+    held-out agreement: ρ, plus (2·accuracy - 1) on the held-out expert choices when there are any."""
     disciplines = sorted({d.discipline for d in drafts})
+    weights = label_weights if component == "outline" and labels else (0.0,)
     table = {}
-    for form in target_forms:
-        for alpha in ALPHAS:
-            rhos = []
-            for held in disciplines:
-                train = [d for d in drafts if d.discipline != held]
-                test = [d for d in drafts if d.discipline == held]
-                fit = fit_component(train, targets, component, alpha,
-                                    [lab for lab in labels or [] if lab.discipline != held], form)
-                rhos.append(discipline_rho(test, predict(fit, test), targets, component)[held])
-            table[(form, alpha)] = float(np.mean(rhos))
-    # ties: the first target form listed, then the stronger regulariser
-    best = max(table, key=lambda k: (round(table[k], 6), -target_forms.index(k[0]), k[1]))
-    return best[1], best[0], {f"{form}:{alpha:g}": rho for (form, alpha), rho in table.items()}
+    for form, weight, alpha in ((f, w, a) for f in target_forms for w in weights for a in ALPHAS):
+        agreement = []
+        for held in disciplines:
+            train = [d for d in drafts if d.discipline != held]
+            test = [d for d in drafts if d.discipline == held]
+            fit = fit_component(train, targets, component, alpha,
+                                [lab for lab in labels or [] if lab.discipline != held], form, weight)
+            value = discipline_rho(test, predict(fit, test), targets, component)[held]
+            credits = label_credits(fit, [lab for lab in labels or [] if lab.discipline == held])
+            agreement.append(value + (2 * float(np.mean(credits)) - 1 if credits else 0.0))
+        table[(form, weight, alpha)] = float(np.mean(agreement))
+    # ties: the first target form listed, then the smaller label weight, then the stronger regulariser
+    best = max(table, key=lambda k: (round(table[k], 6), -target_forms.index(k[0]), -k[1], k[2]))
+    return best[2], best[0], best[1], {f"{form}:{weight:g}:{alpha:g}": v for (form, weight, alpha), v in table.items()}
 
 
 def calibration(fit: dict, drafts: list[Draft], targets: dict, component: str) -> tuple[float, float]:
@@ -188,88 +189,61 @@ def calibration(fit: dict, drafts: list[Draft], targets: dict, component: str) -
 
 
 def lodo(drafts: list[Draft], targets: dict, component: str, labels=None, eval_labels=None,
-         target_forms: tuple[str, ...] = TARGETS) -> tuple[dict, np.ndarray]:
-    """Outer leave-one-discipline-out with nested choice of alpha and target form; ``labels`` train the outline
-    model, ``eval_labels`` (held-out discipline only) measure its pairwise accuracy. Also returns
-    each draft's held-out score on the 1-5 scale (calibrated on the training disciplines)."""
+         target_forms: tuple[str, ...] = TARGETS,
+         label_weights: tuple[float, ...] = LABEL_WEIGHTS) -> tuple[dict, np.ndarray]:
+    """Outer leave-one-discipline-out with nested choice of alpha, target form and label weight;
+    ``labels`` train the outline model, ``eval_labels`` (held-out discipline only) measure its
+    pairwise accuracy. Also returns each draft's held-out score on the 1-5 scale (calibrated on the
+    training disciplines)."""
     eval_labels = eval_labels if eval_labels is not None else labels
-    per_disc, alphas, forms, label_acc, human_above = {}, {}, {}, [], {}
+    per_disc, alphas, forms, weights, human_above = {}, {}, {}, {}, {}
+    label_acc, acc_per_disc, pairs_per_disc = [], {}, {}
     heldout = np.zeros(len(drafts))
     for held in sorted({d.discipline for d in drafts}):
         train = [d for d in drafts if d.discipline != held]
         test_idx = [i for i, d in enumerate(drafts) if d.discipline == held]
         test = [drafts[i] for i in test_idx]
         train_labels = [lab for lab in labels or [] if lab.discipline != held]
-        alpha, form, _ = choose_hyper(train, targets, component, train_labels, target_forms)
-        fit = fit_component(train, targets, component, alpha, train_labels, form)
+        alpha, form, weight, _ = choose_hyper(train, targets, component, train_labels, target_forms, label_weights)
+        fit = fit_component(train, targets, component, alpha, train_labels, form, weight)
         intercept, slope = calibration(fit, train, targets, component)
         raw = predict(fit, test)
         heldout[test_idx] = np.clip(intercept + slope * raw, 1.0, 5.0)
-        forms[held] = form
+        forms[held], weights[held] = form, weight
         per_disc[held] = discipline_rho(test, raw, targets, component)[held]
         alphas[held] = alpha
         if component == "outline" and eval_labels:
-            label_acc += [_label_correct(fit, lab) for lab in eval_labels if lab.discipline == held]
+            held_credits = label_credits(fit, [lab for lab in eval_labels if lab.discipline == held])
+            label_acc += held_credits
+            acc_per_disc[held] = float(np.mean(held_credits)) if held_credits else None
+            pairs_per_disc[held] = len(held_credits)
         held_means = system_means(test, raw)
         if (HUMAN, held) in held_means:  # how many systems the held-out human surveys score above
             human_above[held] = sum(held_means[(HUMAN, held)] > v for (sy, _), v in held_means.items() if sy != HUMAN)
-    result = {"rho_mean": float(np.mean(list(per_disc.values()))), "rho_per_discipline": per_disc,
+    result = {"rho_mean": float(np.mean(list(per_disc.values()))), "rho_interval": rho_interval(per_disc),
+              "rho_per_discipline": per_disc,
               "alpha_per_fold": alphas, "target_per_fold": forms}
+    if component == "outline" and labels:
+        result["label_weight_per_fold"] = weights
     if human_above:
         result["human_surveys_above_systems"] = human_above
     if label_acc:
-        decided = [c for c in label_acc if c is not None]
-        result["human_pairwise_accuracy"] = float(np.mean(decided))
-        result["human_pairs"] = len(decided)
+        result["human_pairwise_accuracy"] = float(np.mean(label_acc))
+        result["human_pairwise_interval"] = accuracy_interval(acc_per_disc, pairs_per_disc)
+        result["human_pairwise_accuracy_per_discipline"] = acc_per_disc
+        result["human_pairs"] = len(label_acc)
     return result, heldout
 
 
-def _label_correct(fit: dict, lab: OutlineLabel) -> float | None:
-    if lab.choice not in ("a", "b"):
-        return None
-    za, zb = (fit["scaler"].transform(np.array([[f.get(n, 0.0) for n in ALL_FEATURES]]))[:, fit["cols"]]
-              @ fit["weights"] for f in (lab.features_a, lab.features_b))
-    return _credit(za[0], zb[0], lab.choice)
-
-
-def _credit(a: float, b: float, choice: str) -> float:
-    """Credit for predicting an expert's choice from two scores: 1 right, 0 wrong, 1/2 for equal scores."""
-    return 0.5 if a == b else float((a > b) == (choice == "a"))
-
-
-def baselines(drafts: list[Draft], targets: dict, labels: list[OutlineLabel]) -> dict:
-    """Each single feature's mean per-discipline ρ (no fitting), and "more lines wins"."""
-    out: dict = {"single_feature_rho": {}}
-    x = _matrix(drafts)
-    for component in ("outline", "content", "reference", "overall"):
-        out["single_feature_rho"][component] = {
-            name: float(np.mean(list(discipline_rho(drafts, x[:, i], targets, component).values())))
-            for i, name in enumerate(ALL_FEATURES)}
-    # the fair comparison: the single feature chosen on five disciplines, scored on the sixth
-    per_feature = {c: {i: discipline_rho(drafts, x[:, i], targets, c) for i in range(len(ALL_FEATURES))}
-                   for c in ("outline", "content", "reference", "overall")}
-    out["single_feature_lodo"] = {}
-    for component, table in per_feature.items():
-        held_rhos, chosen = [], []
-        for held in sorted({d.discipline for d in drafts}):
-            best = max(table, key=lambda i: np.mean([r for disc, r in table[i].items() if disc != held]))
-            held_rhos.append(table[best][held])
-            chosen.append(ALL_FEATURES[best])
-        out["single_feature_lodo"][component] = {"rho_mean": float(np.mean(held_rhos)), "chosen": chosen}
-    sections = np.array([d.features["o_sections"] for d in drafts])
-    out["section_count_rho"] = {c: float(np.mean(list(discipline_rho(drafts, sections, targets, c).values())))
-                                for c in ("outline", "content", "reference", "overall")}
+def label_credits(fit: dict, labels: list[OutlineLabel]) -> list[float]:
+    """Credit (``agreement.credit``) of the fit's scores for each decided expert choice."""
     decided = [lab for lab in labels if lab.choice in ("a", "b")]
-    credit = [_credit(lab.lines_a, lab.lines_b, lab.choice) for lab in decided]
-    out["more_lines_wins_accuracy"] = float(np.mean(credit)) if credit else None
-    # The ceiling a reference point sets: SurveyLens' own (system, discipline) outline score as the
-    # predictor of the same expert choices (ties in the score = 1/2).
-    rubric = targets["outline"]
-    known = [lab for lab in decided if (lab.system_a, lab.discipline) in rubric and (lab.system_b, lab.discipline) in rubric]
-    credit = [_credit(rubric[(lab.system_a, lab.discipline)], rubric[(lab.system_b, lab.discipline)], lab.choice)
-              for lab in known]
-    out["surveylens_outline_rubric_accuracy"] = float(np.mean(credit)) if credit else None
-    return out
+    if not decided:
+        return []
+    sides = [np.array([[f.get(n, 0.0) for n in ALL_FEATURES] for f in side])
+             for side in ([lab.features_a for lab in decided], [lab.features_b for lab in decided])]
+    za, zb = (fit["scaler"].transform(x)[:, fit["cols"]] @ fit["weights"] for x in sides)
+    return [credit(a, b, lab.choice) for a, b, lab in zip(za, zb, decided)]
 
 
 def _reference_systems(drafts: list[Draft], scores: np.ndarray) -> dict[str, float]:
@@ -286,10 +260,10 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
     """The model JSON; ``humans`` (human surveys with a target in ``targets["reference"]``) join the
     reference fit only."""
     humans = humans or []
-    scaler = StandardScaler().fit(_matrix(drafts))
+    scaler = StandardScaler().fit(feature_matrix(drafts))
     scale = np.where(scaler.scale_ == 0, 1.0, scaler.scale_)
     model: dict = {
-        "version": "5", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
+        "version": "6", "feature_version": FEATURE_VERSION, "date": date.today().isoformat(),
         "command": command,
         "features": {n: {"mean": float(scaler.mean_[i]), "scale": float(scale[i])}
                      for i, n in enumerate(ALL_FEATURES)},
@@ -300,13 +274,15 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
             "targets": "SurveyLens per-(system, discipline) rubric scores, §6 Tables 2/16/17/18 "
                        f"({REFERENCE_CSV.name})",
             "outline_labels": sum(1 for lab in labels if lab.choice in ("a", "b")),
-            "outline_labels_use": "training rows" if TRAIN_ON_LABELS else "validation only (LODO accuracy)",
+            "outline_labels_use": "outline fit (logistic loss, weight chosen by nested CV) and validation "
+                                  "(held-out discipline's accuracy)",
             "human_surveys": (f"{len(humans)} drafts in the reference fit with SurveyLens' human reference mean "
                               f"{HUMAN_REFERENCE_SCORE} in each discipline; not in any reported ρ") if humans else "none",
         },
         "method": "ridge regression on (system, discipline) mean features centred within each discipline, "
-                  "positive weights, alpha and target form by nested leave-one-discipline-out CV; linear map "
-                  "onto the 1-5 rubric scale; overall = mean of the three component scores (SurveyLens' definition)",
+                  "positive weights; the outline fit adds a logistic loss on the experts' pairwise choices; "
+                  "alpha, target form and label weight by nested leave-one-discipline-out CV; linear map onto "
+                  "the 1-5 rubric scale; overall = mean of the three component scores (SurveyLens' definition)",
         "target_forms": {"rank": "per-discipline standardised ranks of the SurveyLens scores",
                          "score": "the SurveyLens 1-5 scores"},
         "components": {}, "cv": {}, "baselines": baselines(drafts, targets, labels),
@@ -322,8 +298,8 @@ def build_model(drafts: list[Draft], targets: dict, labels: list[OutlineLabel], 
     per_disc = discipline_rho(drafts, heldout["overall"], targets, "overall")
     direct = lodo(drafts, targets, "overall")[0]
     model["cv"]["overall"] = {
-        "rho_mean": float(np.mean(list(per_disc.values()))), "rho_per_discipline": per_disc,
-        "direct_regression": {k: direct[k] for k in ("rho_mean", "rho_per_discipline")}}
+        "rho_mean": float(np.mean(list(per_disc.values()))), "rho_interval": rho_interval(per_disc),
+        "rho_per_discipline": per_disc, "direct_regression": {k: direct[k] for k in ("rho_mean", "rho_per_discipline")}}
     for component, scores in heldout.items():  # how far a held-out system score is from the rubric's
         means = system_means(drafts, scores)
         rmse = float(np.sqrt(np.mean([(v - targets[component][k]) ** 2 for k, v in means.items()])))
@@ -345,12 +321,12 @@ def _component_cv(drafts: list[Draft], targets: dict, component: str,
     """The nested LODO record of one component (with its comparison figures) and its held-out scores
     (of ``drafts``'s systems; human surveys, where the component has them, are trained on but not returned)."""
     systems = sum(1 for d in drafts if d.system != HUMAN)  # humans come last (build_model)
-    comp_labels = labels if component == "outline" and TRAIN_ON_LABELS else None
-    cv, heldout = lodo(drafts, targets, component, comp_labels, labels if component == "outline" else None)
-    if component == "outline" and labels:
-        other = None if TRAIN_ON_LABELS else labels
-        cv["with_labels" if not TRAIN_ON_LABELS else "without_labels"] = lodo(
-            drafts, targets, component, other, labels)[0]
+    comp_labels = labels if component == "outline" else None
+    cv, heldout = lodo(drafts, targets, component, comp_labels, comp_labels)
+    if comp_labels:  # the rubric alone, as models v1-v5 were fitted
+        cv["rubric_only"] = {k: v for k, v in lodo(drafts, targets, component, comp_labels, comp_labels,
+                                                    label_weights=(0.0,))[0].items()
+                             if k in ("rho_mean", "rho_per_discipline", "human_pairwise_accuracy")}
     for form in TARGETS:  # each target form alone, for comparison
         cv[f"{form}_targets_only"] = {k: v for k, v in lodo(
             drafts, targets, component, comp_labels, None, (form,))[0].items()
@@ -360,12 +336,13 @@ def _component_cv(drafts: list[Draft], targets: dict, component: str,
 
 def _component_entry(drafts: list[Draft], targets: dict, component: str, labels: list[OutlineLabel]) -> dict:
     """The shipped fit of one component on all six disciplines."""
-    comp_labels = labels if component == "outline" and TRAIN_ON_LABELS else None
-    alpha, form, grid = choose_hyper(drafts, targets, component, comp_labels)
-    fit = fit_component(drafts, targets, component, alpha, comp_labels, form)
+    comp_labels = labels if component == "outline" else None
+    alpha, form, weight, grid = choose_hyper(drafts, targets, component, comp_labels)
+    fit = fit_component(drafts, targets, component, alpha, comp_labels, form, weight)
     intercept, slope = calibration(fit, drafts, targets, component)
     return {
-        "features": list(fit["names"]), "alpha": alpha, "target": form, "grid_rho": grid,
+        "features": list(fit["names"]), "alpha": alpha, "target": form, "label_weight": weight,
+        "grid_agreement": grid,
         "weights": {n: round(float(w), 6) for n, w in zip(fit["names"], fit["weights"])},
         "calibration": {"intercept": intercept, "slope": slope},
         "reference_systems": _reference_systems(drafts, intercept + slope * predict(fit, drafts)),

@@ -1,11 +1,11 @@
 """Every ASG-Bench draft through the full quality reading: form, topicality gate, per-reference share.
 
-    python benchmarks/quality_v5_read.py --data ../shared/data/asg_bench [--limit N] [--out readings.pkl]
+    python benchmarks/quality_read.py --data ../shared/data/asg_bench [--limit N] [--out readings.pkl]
 
 Scores each draft (nine systems and the human surveys) with ``read_quality`` and the MiniLM encoder,
 then prints the system-level Spearman ρ against SurveyLens' rubric (form and read, mean over the
 disciplines) and each system's mean reference and overall score: the table of BENCHMARKS.md
-"Quality model v5". About 2.5 s per draft on 2 cores (23 min for all 538).
+"Quality model v5" and "Quality model v6". About 2.5 s per draft on 2 cores (23 min for all 538).
 """
 
 from __future__ import annotations
