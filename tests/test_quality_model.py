@@ -133,10 +133,9 @@ def test_content_quality_prefers_cited_synthesis_over_filler():
     assert content_quality("") <= bad  # nothing scores no better than uncited filler
 
 
-def test_training_finds_the_feature_that_orders_systems():
-    """fit_component on synthetic drafts: the one informative feature gets the weight."""
-    rng = np.random.default_rng(0)
-    systems = {"A": 1.0, "B": 2.0, "C": 3.0}
+def _drafts_ordered_by_sections(rng, systems: dict[str, float]) -> tuple[list[Draft], dict]:
+    """Synthetic drafts of three systems in two disciplines: random features, except o_sections,
+    which follows each system's rubric level (the target of every component)."""
     drafts, targets = [], {c: {} for c in ("outline", "content", "reference", "overall")}
     for disc in ("d1", "d2"):
         for t in range(4):
@@ -146,6 +145,14 @@ def test_training_finds_the_feature_that_orders_systems():
                 drafts.append(Draft(system, disc, f"t{t}", Path("x"), features))
                 for c in targets:
                     targets[c][(system, disc)] = level
+    return drafts, targets
+
+
+def test_training_finds_the_feature_that_orders_systems():
+    """fit_component on synthetic drafts: the one informative feature gets the weight."""
+    rng = np.random.default_rng(0)
+    systems = {"A": 1.0, "B": 2.0, "C": 3.0}
+    drafts, targets = _drafts_ordered_by_sections(rng, systems)
     fit = fit_component(drafts, targets, "outline", alpha=1.0)
     weights = dict(zip(fit["names"], fit["weights"]))
     assert max(weights, key=weights.get) == "o_sections"
@@ -160,16 +167,7 @@ def test_expert_choices_pull_the_outline_fit_towards_what_they_reward():
     from surveygraph.evaluation.quality.dataset import OutlineLabel
 
     rng = np.random.default_rng(1)
-    systems = {"A": 1.0, "B": 2.0, "C": 3.0}
-    drafts, targets = [], {c: {} for c in ("outline", "content", "reference", "overall")}
-    for disc in ("d1", "d2"):
-        for t in range(4):
-            for system, level in systems.items():
-                features = {n: float(rng.uniform(0, 1)) for n in ALL_FEATURES}
-                features["o_sections"] = 0.2 * level + 0.02 * rng.standard_normal()
-                drafts.append(Draft(system, disc, f"t{t}", Path("x"), features))
-                for c in targets:
-                    targets[c][(system, disc)] = level
+    drafts, targets = _drafts_ordered_by_sections(rng, {"A": 1.0, "B": 2.0, "C": 3.0})
     labels = []
     for _ in range(60):
         a = {n: float(rng.uniform(0, 1)) for n in ALL_FEATURES}
@@ -222,6 +220,20 @@ def test_section_separation_sees_matter_filed_twice():
     assert 0.0 < filed_twice < features_of(distinct)["o_section_separation"] <= 1.0
     one_section = parse_markdown("# T\n## Only Section\n")
     assert features_of(one_section)["o_section_separation"] == 0.0  # nothing to compare across
+
+
+def test_heading_encoder_is_safe_from_several_threads():
+    """The leaderboard scores drafts from a thread pool; the shared encoder must give every thread
+    the same vectors (a fast tokenizer shared unguarded between threads can raise)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from surveygraph.evaluation.quality.features import heading_encoder
+
+    texts = [f"Heading number {i} on graph neural networks for traffic" for i in range(40)]
+    expected = heading_encoder()(texts)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: heading_encoder()(texts), range(8)))
+    assert all(np.allclose(r, expected, atol=1e-5) for r in results)
 
 
 def test_train_command_reports_a_missing_folder(tmp_path, capsys):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -241,11 +242,19 @@ def _section_separation(kept: list[tuple[int, str]], section_level: int, encode:
 @lru_cache(maxsize=1)
 def heading_encoder() -> Encode:
     """The bundled MiniLM (loaded once per process): the instrument ``o_section_separation`` was
-    fitted with, so the user's choice of encoder cannot move the score."""
+    fitted with, so the user's choice of encoder cannot move the score. Calls are serialised: the
+    leaderboard scores drafts from several threads, and a fast tokenizer shared between threads
+    can fail ("Already borrowed")."""
     from ...retrieval.embeddings import MINILM, get_model
     from ...settings import Settings
 
-    return get_model(Settings().with_embedding_model(MINILM)).encode
+    encode, lock = get_model(Settings().with_embedding_model(MINILM)).encode, threading.Lock()
+
+    def serialised(texts: Sequence[str]) -> np.ndarray:
+        with lock:
+            return encode(list(texts))
+
+    return serialised
 
 
 def _stem(word: str) -> str:
