@@ -14,15 +14,12 @@ Overall stays the mean of the three components (SurveyLens' definition).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
 from ...models import Survey
-from .features import survey_features
+from .features import Encode, survey_features
 from .model import COMPONENTS, load_model, score_features, topic_view
-
-Encode = Callable[[Sequence[str]], np.ndarray]
 
 
 @dataclass
