@@ -13,6 +13,7 @@ from surveygraph.evaluation.markdown_parser import parse_markdown
 from surveygraph.evaluation.parsers import parse_survey
 from surveygraph.evaluation.quality import (ALL_FEATURES, content_quality, load_model, score_survey, survey_features,
                                            verdict)
+from surveygraph.evaluation.quality.agreement import system_identity_rho
 from surveygraph.evaluation.quality.dataset import Draft
 from surveygraph.evaluation.quality.model import MODEL_PATH, COMPONENTS
 from surveygraph.evaluation.quality.train import fit_component, predict
@@ -159,6 +160,19 @@ def test_training_finds_the_feature_that_orders_systems():
     scores = predict(fit, drafts)
     by_system = {s: np.mean([v for d, v in zip(drafts, scores) if d.system == s]) for s in systems}
     assert by_system["A"] < by_system["B"] < by_system["C"]
+
+
+def test_system_identity_ceiling_reads_how_far_the_rubric_order_carries_across_disciplines():
+    """The rubric's order in the other disciplines predicts a held-out one perfectly when every
+    discipline orders the systems alike, and worse when one discipline reverses them."""
+    rng = np.random.default_rng(0)
+    systems = {"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0}
+    drafts, targets = _drafts_ordered_by_sections(rng, systems)
+    assert system_identity_rho(drafts, targets)["outline"] == pytest.approx(1.0)
+    for system, level in systems.items():
+        targets["outline"][(system, "d2")] = 5.0 - level
+    assert system_identity_rho(drafts, targets)["outline"] == pytest.approx(-1.0)
+    assert system_identity_rho(drafts, targets)["content"] == pytest.approx(1.0)
 
 
 def test_expert_choices_pull_the_outline_fit_towards_what_they_reward():

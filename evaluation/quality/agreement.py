@@ -80,6 +80,29 @@ def baselines(drafts: list[Draft], targets: dict, labels: list[OutlineLabel]) ->
     by_rubric = [credit(rubric[(lab.system_a, lab.discipline)], rubric[(lab.system_b, lab.discipline)], lab.choice)
                  for lab in known]
     out["surveylens_outline_rubric_accuracy"] = float(np.mean(by_rubric)) if by_rubric else None
+    out["system_identity_rho"] = system_identity_rho(drafts, targets)
+    return out
+
+
+def system_identity_rho(drafts: list[Draft], targets: dict) -> dict[str, float]:
+    """What knowing each system's rubric score in the *other* disciplines ranks the held-out one at
+    (mean per-discipline ρ, LODO): how far the rubric's system order carries across disciplines. A
+    score that reads only what systems share everywhere stays near this; reading the held-out drafts
+    can in principle pass it."""
+    systems = {(d.system, d.discipline) for d in drafts if d.system != HUMAN}
+    disciplines = sorted({disc for _, disc in systems})
+    out = {}
+    for component in ("outline", "content", "reference", "overall"):
+        rhos = []
+        for held in disciplines:
+            names = sorted(s for s, disc in systems if disc == held)
+            elsewhere = [np.mean([targets[component][(s, disc)] for disc in disciplines
+                                  if disc != held and (s, disc) in systems] or [np.nan]) for s in names]
+            known = [i for i, v in enumerate(elsewhere) if np.isfinite(v)]
+            if len(known) > 2:
+                rhos.append(float(spearmanr([elsewhere[i] for i in known],
+                                            [targets[component][(names[i], held)] for i in known]).statistic))
+        out[component] = float(np.mean(rhos)) if rhos else float("nan")
     return out
 
 

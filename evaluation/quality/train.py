@@ -383,7 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     for component, cv in model["cv"].items():
         single = model["baselines"]["single_feature_lodo"][component]
         print(f"{component:<10} LODO ρ {cv['rho_mean']:+.3f}  best single feature (chosen LODO) "
-              f"{single['rho_mean']:+.3f} ({', '.join(sorted(set(single['chosen'])))})")
+              f"{single['rho_mean']:+.3f} ({', '.join(sorted(set(single['chosen'])))}); the rubric's own order in"
+              f" the other disciplines {model['baselines']['system_identity_rho'][component]:+.3f}")
     if "human_pairwise_accuracy" in model["cv"]["outline"]:
         print(f"outline human pairwise accuracy (LODO) {model['cv']['outline']['human_pairwise_accuracy']:.3f}"
               f" vs more-lines-wins {model['baselines']['more_lines_wins_accuracy']:.3f}"
