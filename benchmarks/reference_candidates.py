@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
