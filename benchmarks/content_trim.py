@@ -20,7 +20,7 @@ import numpy as np
 from surveygraph.evaluation.parsers import parse_survey
 from surveygraph.evaluation.quality import train as T
 from surveygraph.evaluation.quality.agreement import discipline_rho
-from surveygraph.evaluation.quality.dataset import load_drafts, load_reference_scores
+from surveygraph.evaluation.quality.dataset import load_training_set
 from surveygraph.evaluation.quality.features import CONTENT_FEATURES, Substance, content_features
 
 ARGS = dict(zip(sys.argv[1::2], sys.argv[2::2]))
@@ -40,9 +40,7 @@ def trimmed(survey, limit: int):
 
 def main() -> None:
     start = time.monotonic()
-    targets = load_reference_scores()
-    systems = {s for s, _ in targets["overall"]}
-    drafts = [d for d in load_drafts(DATA, systems) if all((d.system, d.discipline) in targets[c] for c in targets)]
+    drafts, _, targets, _ = load_training_set(DATA)
     full = {n: np.array([d.features[n] for d in drafts]) for n in CONTENT_FEATURES}
     per_limit: dict[int, list[dict[str, float]]] = {limit: [] for limit in CHARS}
     for i, d in enumerate(drafts, 1):

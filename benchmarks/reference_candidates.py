@@ -30,8 +30,8 @@ from scipy.optimize import nnls
 
 from surveygraph.evaluation.parsers import parse_survey
 from surveygraph.evaluation.quality import train as T
-from surveygraph.evaluation.quality.agreement import HUMAN, discipline_rho, rho_interval, system_means
-from surveygraph.evaluation.quality.dataset import load_drafts, load_outline_labels, load_reference_scores
+from surveygraph.evaluation.quality.agreement import discipline_rho, rho_interval, system_means
+from surveygraph.evaluation.quality.dataset import load_training_set
 from surveygraph.evaluation.quality.features import ALL_FEATURES, REFERENCE_FEATURES, heading_encoder
 
 ARGS = dict(zip(sys.argv[1::2], sys.argv[2::2]))
@@ -122,13 +122,7 @@ def stacked(drafts, humans, labels, targets, held, hyper) -> np.ndarray:
 
 def main() -> None:
     start = time.monotonic()
-    targets = load_reference_scores()
-    systems = {s for s, _ in targets["overall"]}
-    drafts = [d for d in load_drafts(DATA, systems) if all((d.system, d.discipline) in targets[c] for c in targets)]
-    disciplines = {d.discipline for d in drafts}
-    humans = [d for d in load_drafts(DATA, {HUMAN}) if d.discipline in disciplines]
-    targets["reference"].update({(HUMAN, disc): T.HUMAN_REFERENCE_SCORE for disc in disciplines})
-    labels = load_outline_labels(LABELS)
+    drafts, humans, targets, labels = load_training_set(DATA, LABELS)
     found = candidates(title_lists(drafts + humans), heading_encoder())
     names = tuple(next(iter(found.values())))
     for d in drafts + humans:

@@ -9,12 +9,8 @@ from collections import defaultdict
 import numpy as np
 from scipy.stats import spearmanr, t
 
-from .dataset import Draft, OutlineLabel
+from .dataset import HUMAN, Draft, OutlineLabel
 from .features import ALL_FEATURES
-
-# SurveyLens scored the human surveys' reference lists too; they join the reference fit as this
-# "system" (train.py) but are never part of a system ranking.
-HUMAN = "HumanSurvey"
 
 
 def feature_matrix(drafts: list[Draft], names=ALL_FEATURES) -> np.ndarray:

@@ -28,6 +28,12 @@ _FEATURE_SOURCES = [Path(__file__).parent / "features.py", *(Path(__file__).pare
 FEATURE_VERSION = hashlib.sha1(",".join(ALL_FEATURES).encode() + b"".join(
     f.read_bytes().replace(b"\r\n", b"\n") for f in _FEATURE_SOURCES if f.is_file())).hexdigest()[:12]
 REFERENCE_CSV = Path(__file__).resolve().parents[1] / "data" / "surveylens_reference_scores.csv"
+# SurveyLens scored the human surveys' reference lists too: their mean is 3.13, above every system's
+# (spec §6, Fig. 9; per discipline it is not published). The human surveys of the training data join
+# the reference fit as one more "system" with that score in each discipline, so the model learns what
+# their lists have that the systems' lack; they are never part of a reported system ranking.
+HUMAN = "HumanSurvey"
+HUMAN_REFERENCE_SCORE = 3.13
 TABLES = {"overall": "table2_overall", "outline": "table16_outline", "content": "table17_content",
           "reference": "table18_reference"}
 
@@ -142,3 +148,20 @@ def load_outline_labels(path: Path) -> list[OutlineLabel]:
             lines_b=sum(1 for ln in b.splitlines() if ln.strip())))
     return labels
 
+
+def load_training_set(data: Path, labels_path: Path | None = None, reference_scores: Path = REFERENCE_CSV,
+                      cache_file: Path | None = None) -> tuple[list[Draft], list[Draft], dict, list[OutlineLabel]]:
+    """(system drafts with every rubric score, the human surveys of their disciplines, the rubric
+    scores with the human reference score added, the expert outline labels when the file exists)."""
+    data = Path(data)
+    targets = load_reference_scores(reference_scores)
+    systems = {s for s, _ in targets["overall"]}
+    drafts = [d for d in load_drafts(data, systems, cache_file=cache_file)
+              if all((d.system, d.discipline) in targets[c] for c in targets)]
+    disciplines = {d.discipline for d in drafts}
+    humans = [d for d in load_drafts(data, {HUMAN}, cache_file=cache_file) if d.discipline in disciplines] \
+        if (data / HUMAN).is_dir() else []
+    targets["reference"].update({(HUMAN, disc): HUMAN_REFERENCE_SCORE for disc in disciplines})
+    labels_path = labels_path or data / "human_outline_labels.jsonl"
+    labels = load_outline_labels(labels_path) if labels_path.is_file() else []
+    return drafts, humans, targets, labels

@@ -41,10 +41,10 @@ from scipy.stats import rankdata
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.preprocessing import StandardScaler
 
-from .agreement import (HUMAN, accuracy_interval, baselines, credit, discipline_rho, feature_matrix,
+from .agreement import (accuracy_interval, baselines, credit, discipline_rho, feature_matrix,
                         rho_interval, system_means)
-from .dataset import (FEATURE_VERSION, REFERENCE_CSV, Draft, OutlineLabel, load_drafts,
-                      load_outline_labels, load_reference_scores)
+from .dataset import (FEATURE_VERSION, HUMAN, HUMAN_REFERENCE_SCORE, REFERENCE_CSV, Draft, OutlineLabel,
+                      load_training_set)
 from .features import ALL_FEATURES, CONTENT_FEATURES, OUTLINE_FEATURES, REFERENCE_FEATURES
 from .model import MODEL_PATH, component_score
 
@@ -62,11 +62,6 @@ TARGETS = ("rank", "score")
 # checks"); with o_section_separation the joint fit raises both the outline's ρ and its pairwise
 # accuracy, while the overall ρ falls within its interval (BENCHMARKS.md, "Quality model v6").
 LABEL_WEIGHTS = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
-# SurveyLens applied its reference rubric to the human surveys too: their mean is 3.13, above every
-# system's (spec §6, Fig. 9; per discipline it is not published). The human surveys of the training
-# data enter the reference fit as one more "system" with that score in each discipline, so the model
-# learns what their lists have that the systems' lack; every reported ρ is over the systems only.
-HUMAN_REFERENCE_SCORE = 3.13
 
 
 def _centred_rows(drafts: list[Draft], z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -361,16 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     from ...errors import UserError
 
     try:
-        targets = load_reference_scores(args.reference_scores)
-        systems = {s for s, _ in targets["overall"]}
-        drafts = [d for d in load_drafts(args.data, systems, cache_file=args.cache)
-                  if all((d.system, d.discipline) in targets[c] for c in targets)]
-        disciplines = {d.discipline for d in drafts}
-        humans = [d for d in load_drafts(args.data, {HUMAN}, cache_file=args.cache) if d.discipline in disciplines] \
-            if (args.data / HUMAN).is_dir() else []
-        targets["reference"].update({(HUMAN, disc): HUMAN_REFERENCE_SCORE for disc in disciplines})
-        labels_path = args.labels or args.data / "human_outline_labels.jsonl"
-        labels = load_outline_labels(labels_path) if labels_path.is_file() else []
+        drafts, humans, targets, labels = load_training_set(args.data, args.labels, args.reference_scores, args.cache)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
