@@ -77,7 +77,9 @@ def text_figures(headings: list[str], text: str, topic: str, human: set[str]) ->
     cited = [s for s in sentences if CITATION_MARKER.search(s)]
     multi = sum(1 for s in cited if len({n for m in CITATION_MARKER.finditer(s) for n in marker_numbers(m.group(1))}) >= 2)
     led = sum(1 for s in sentences if CITATION_LED.match(s))
-    return {"headings": len(body), "copied": len(copied), "copied_titles": copied,
+    one_word = [h for h in body if len(h.split()) == 1]  # a keyword, not a concept ("Context", "Video")
+    return {"headings": len(body), "one_word": len(one_word), "one_word_titles": one_word,
+            "copied": len(copied), "copied_titles": copied,
             "multi": f"{multi / len(cited):.2f}" if cited else "n/a", "led": f"{led / len(sentences):.2f}" if sentences else "n/a",
             "rejected": rejected, "repeated": sum(c - 1 for c in Counter(sentences).values() if c > 1),
             "glitches": len(GLITCH.findall(prose))}
@@ -147,21 +149,23 @@ def main() -> None:
         row = json.loads(line)
         labels.setdefault(row["topic"], {})[row["arxiv_id"]] = row["label"]
     print(f"# side by side ({load_average()})")
-    print("| topic | system | cited | on-topic (labelled) | heading-content sim | headings | copied from a "
+    print("| topic | system | cited | on-topic (labelled) | heading-content sim | headings | one-word headings | copied from a "
           "human outline | rejected headings | repeated sentences | glitches | cited sentences citing 2+ works | "
           "sentences led by one work's citation | minutes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for topic in [t.strip() for t in args.topics.split(",") if t.strip()]:
         row = ours(topic, Path(args.home), encode, labels.get(topic, {}))
         assert not row["same_topic_demo"], "the same-topic human outline leaked into the demonstrations"
         copied = f" ({'; '.join(row['copied_titles'])})" if row["copied_titles"] else ""
+        one_word = f" ({'; '.join(row['one_word_titles'])})" if row["one_word_titles"] else ""
         print(f"| {topic} | **ours** | {row['cited']} | {row['on_topic']} | {row['heading_sim']} | {row['headings']} | "
-              f"{row['copied']}{copied} | {row['rejected']} | {row['repeated']} | {row['glitches']} | {row['multi']} | "
+              f"{row['one_word']}{one_word} | {row['copied']}{copied} | {row['rejected']} | {row['repeated']} | {row['glitches']} | {row['multi']} | "
               f"{row['led']} | {row['minutes']} |")
         for system in SYSTEMS:
             other = theirs(system, topic, data)
             if other:
-                print(f"| {topic} | {system} | {other['cited']} | n/a | n/a | {other['headings']} | {other['copied']} | "
+                print(f"| {topic} | {system} | {other['cited']} | n/a | n/a | {other['headings']} | {other['one_word']} | "
+                      f"{other['copied']} | "
                       f"{other['rejected']} | {other['repeated']} | {other['glitches']} | {other['multi']} | {other['led']} | |")
 
 

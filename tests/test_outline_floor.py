@@ -139,6 +139,36 @@ def test_roles_are_learned_from_headings_and_papers_from_titles():
         [True, True, True, False, False, False]
 
 
+def test_a_subsection_named_by_kinds_reads_as_one_list():
+    """Two kinds, one of them itself a pair, read "Methods, Benchmarks and Datasets", not
+    "Methods and Benchmarks and Datasets"."""
+    from surveygraph.agents.outline.floor import _named_by_kinds
+
+    papers = {"m1": {"title": "FastRAG: a method", "abstract": "We propose a novel method that improves recall."},
+              "m2": {"title": "SlimRAG", "abstract": "We propose a new approach for efficient retrieval."},
+              "m3": {"title": "DeepRAG", "abstract": "We propose a framework for multi-hop retrieval."},
+              "b1": {"title": "RAGBench: A Benchmark for Retrieval", "abstract": "We introduce a benchmark."},
+              "b2": {"title": "A Dataset and Benchmark for Grounded QA", "abstract": "We release a dataset."}}
+    ids = list(papers)
+    sub = {"title": "Grounded Retrieval", "rows": list(range(len(ids))), "terms": [], "source": "clusters"}
+    taken = {normalize_title(sub["title"])}
+    named = _named_by_kinds(sub, ids, papers, topic=TOPIC, taken=taken)
+    assert named["title"] == "Methods, Benchmarks and Datasets"
+    assert normalize_title("Methods, Benchmarks and Datasets") in taken and normalize_title("Grounded Retrieval") not in taken
+
+
+def test_title_verbs_name_no_cluster():
+    """'Rethinking ...', 'Investigating ...', 'Revisiting ...' open titles as verbs: alone they named
+    subsections ('Rethinking', 'Symbolic and Investigating') of the hallucination survey."""
+    from surveygraph.agents.outline.names import keyphrase_analyzer
+
+    analyze = keyphrase_analyzer(set())
+    for title in ("Rethinking Hallucination Benchmarks", "Investigating Symbolic Triggers",
+                  "Revisiting Contrastive Decoding"):
+        phrases = analyze(title)
+        assert phrases and not any(p.split()[0] in {"rethinking", "investigating", "revisiting"} for p in phrases), phrases
+
+
 def test_small_groups_take_members_instead_of_staying_tiny():
     rng = np.random.default_rng(0)
     vectors = np.vstack([rng.normal(0, 0.05, (20, 8)) + np.eye(8)[0], np.eye(8)[[5]]])  # one outlier

@@ -198,13 +198,14 @@ KIND_LABELS = {"survey": "Surveys", "study": "Empirical Studies", "benchmark": "
 
 
 def _named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic: str, taken: set[str]) -> dict:
-    """The lone subsection of an evaluation section, named by the kinds of work it holds ("Benchmarks
-    and Datasets and Empirical Studies" is cut to the two most frequent kinds) instead of a phrase a few
-    of them share ("Visual and Action Representation")."""
+    """The lone subsection of an evaluation section, named by the two kinds of work it holds most
+    ("Benchmarks, Datasets and Empirical Studies") instead of a phrase a few of them share ("Visual
+    and Action Representation")."""
     kinds = Counter(k for k in (contribution_kind(str(papers[ids[r]].get("title") or ""),
                                                   str(papers[ids[r]].get("abstract") or "")) for r in sub["rows"]) if k)
     top = [KIND_LABELS[k] for k, n in kinds.most_common(2) if n >= 2]
-    title = " and ".join(top)
+    # "Methods, Benchmarks and Datasets", not "Methods and Benchmarks and Datasets"
+    title = and_list([word for label in top for word in label.split(" and ")])
     if not title or validate_heading(title, topic=topic, taken=taken - {normalize_title(sub["title"])}):
         return sub
     taken.discard(normalize_title(sub["title"]))

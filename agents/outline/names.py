@@ -32,7 +32,8 @@ GENERIC_WORDS = set(
     model models large language llm llms lm lms similar reduce reduces reducing reduced retrieve
     retrieves retrieving generate generates generating answer answers build builds building compare
     compares find finds need needs allow allows require requires make makes help helps given obtain
-    apply applies applied explore explores exploring investigate investigates analyze analyse study
+    apply applies applied explore explores exploring investigate investigates investigating rethinking
+    revisiting analyze analyse study
     understand understanding improving evaluate evaluates evaluating design designs designed
     system systems strategy strategies information analysis technique techniques mechanism
     mechanisms capability capabilities quality accuracy dynamic""".split()
