@@ -23,7 +23,6 @@ import re
 import threading
 from typing import Any
 
-from langchain_core.messages import AIMessage
 from langchain_core.messages.utils import message_chunk_to_message
 from pydantic import BaseModel
 

@@ -232,8 +232,6 @@ def test_ingest_streams_in_batches_and_adds_leave_existing_segments_alone(tmp_ho
     reopened = Corpus(settings)
     assert [len(s) for s in reopened.snapshot.segments] == [100, 100, 50, 30]
     assert {p: os.stat(p).st_mtime_ns for p in before} == before  # not rewritten
-    texts = [f"{r['title']}. {r['abstract']}" for r in records] + [
-        f"{r['title']} again. {r['abstract']}" for r in records[:30]]
     ids = [f"arxiv:2501.{i:05d}" for i in range(250)] + [f"arxiv:2502.{i:05d}" for i in range(30)]
     stored = {p.paper_id: p.embedding_text() for p in reopened.get(ids)}
     okapi = BM25Okapi([tokenize(stored[i]) for i in ids])
