@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
 from ..sanitize import untrusted
 
 _PAPER_NOUNS = r"(?:paper|work|study|article|letter|survey|research|report|manuscript|thesis|note|position paper|document)"
@@ -157,8 +159,11 @@ def _lower_first(text: str) -> str:
     internal capitals or digits ("RAG", "GPT-4", "LLaMA")."""
     words = text.split(" ", 2)
     first = words[0]
-    # "Electronic Health Records (EHRs) provide ...": a capitalised term, not a sentence-initial capital
-    term = len(words) > 1 and words[1][:1].isupper() and first not in ("A", "An", "The")
+    # "Electronic Health Records (EHRs) provide ...": a capitalised term, not a sentence-initial
+    # capital. A name after the first word is not ("Existing MMRAG methods", "Using CFVBench"), and a
+    # function word never starts a term ("While Large Language Models ...").
+    parts = [p for p in words[1].strip(",;:").split("-")] if len(words) > 1 else [""]
+    term = all(p[:1].isupper() and p[1:].islower() for p in parts) and first.lower() not in ENGLISH_STOP_WORDS
     if first in ("A", "An") or (not term and len(first) > 1 and first[0].isupper()
                                  and first[1:].replace("-", "").isalpha() and first[1:].islower()):
         return first[0].lower() + text[1:]
