@@ -162,7 +162,7 @@ def _lower_first(text: str) -> str:
     # "Electronic Health Records (EHRs) provide ...": a capitalised term, not a sentence-initial
     # capital. A name after the first word is not ("Existing MMRAG methods", "Using CFVBench"), and a
     # function word never starts a term ("While Large Language Models ...").
-    parts = [p for p in words[1].strip(",;:").split("-")] if len(words) > 1 else [""]
+    parts = words[1].strip(",;:").split("-") if len(words) > 1 else [""]
     term = all(p[:1].isupper() and p[1:].islower() for p in parts) and first.lower() not in ENGLISH_STOP_WORDS
     if first in ("A", "An") or (not term and len(first) > 1 and first[0].isupper()
                                  and first[1:].replace("-", "").isalpha() and first[1:].islower()):
