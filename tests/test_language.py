@@ -3,6 +3,8 @@ surname order. The cases are the glitches read in real offline surveys."""
 
 from __future__ import annotations
 
+import pytest
+
 from surveygraph.agents.attribution import attribute, paper_handle, surname, third_person
 
 
@@ -34,18 +36,16 @@ def test_surname_first_names_give_the_surname():
     assert paper_handle({"authors": ["Yin Xiaolong", "Zhang Wei", "Ann Lee"]}) == ("Yin et al.", True)
 
 
-def test_a_sentence_capital_before_an_acronym_is_lowered_after_that():
+@pytest.mark.parametrize("sentence, after_that", [
     # read in the README survey: "Zhao et al. [34] point out that Existing MMRAG methods fail ..."
-    assert attribute("Existing MMRAG methods fail to explain retrieval.", "Zhao et al.", True, "[3]", "report") == \
-        "Zhao et al. [3] report that existing MMRAG methods fail to explain retrieval."
-    # a capitalised term keeps its capitals, an acronym keeps its own
-    assert attribute("Electronic Health Records (EHRs) hold notes.", "Kim", False, "[2]", "report") == \
-        "Kim [2] reports that Electronic Health Records (EHRs) hold notes."
-    assert attribute("RAG grounds answers in documents.", "Kim", False, "[2]", "report") == \
-        "Kim [2] reports that RAG grounds answers in documents."
-    assert attribute("Multimodal Retrieval-Augmented Generation (MRAG) adds images.", "Kim", False, "[2]", "report") == \
-        "Kim [2] reports that Multimodal Retrieval-Augmented Generation (MRAG) adds images."
-    assert attribute("While Large Language Models excel, they drift.", "Kim", False, "[2]", "report") == \
-        "Kim [2] reports that while Large Language Models excel, they drift."
-    assert attribute("Using CFVBench, models miss fine detail.", "Kim", False, "[2]", "report") == \
-        "Kim [2] reports that using CFVBench, models miss fine detail."
+    ("Existing MMRAG methods fail to explain retrieval.", "existing MMRAG methods fail to explain retrieval."),
+    ("While Large Language Models excel, they drift.", "while Large Language Models excel, they drift."),
+    ("Using CFVBench, models miss fine detail.", "using CFVBench, models miss fine detail."),
+    # a capitalised term keeps its capitals, an acronym its own
+    ("Electronic Health Records (EHRs) hold notes.", "Electronic Health Records (EHRs) hold notes."),
+    ("Multimodal Retrieval-Augmented Generation (MRAG) adds images.",
+     "Multimodal Retrieval-Augmented Generation (MRAG) adds images."),
+    ("RAG grounds answers in documents.", "RAG grounds answers in documents."),
+])
+def test_a_sentence_capital_is_lowered_after_that_unless_it_starts_a_term(sentence, after_that):
+    assert attribute(sentence, "Kim", False, "[2]", "report") == f"Kim [2] reports that {after_that}"
