@@ -100,7 +100,12 @@ def contribution_kind(title: str, abstract: str) -> str:
     """survey / benchmark / study / method, by the title first (it states what the paper is)."""
     if _SURVEY_TITLE.search(title) or (_SURVEY_TEXT.search(abstract) and not _METHOD_TEXT.search(abstract)):
         return "survey"
-    if _BENCHMARK_TITLE.search(title) or _BENCHMARK_TEXT.search(abstract):
+    built = _BENCHMARK_TEXT.search(abstract)
+    proposed = _METHOD_TEXT.search(abstract)
+    # A method proposed before the data it builds to train or test it ("we propose InForage, a
+    # framework ... To facilitate training, we construct a dataset") is a method paper: the first
+    # contribution an abstract states is its main one (1,814 of the corpus's 4,018 text-only cases).
+    if _BENCHMARK_TITLE.search(title) or (built and not (proposed and proposed.start() < built.start())):
         return "benchmark"
     if _STUDY_TEXT.search(abstract) and not _METHOD_TEXT.search(abstract):
         return "study"

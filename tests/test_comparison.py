@@ -34,6 +34,12 @@ def test_kinds_and_result_clauses():
     assert contribution_kind("X: A Benchmark for Y", "We propose a method.") == "benchmark"
     assert contribution_kind("Revisiting Z", "We study how retrievers fail and compare five of them.") == "study"
     assert contribution_kind("Z", "We propose Z, which studies nothing.") == "method"
+    # read in the README survey: InForage (a method that builds its training data) was listed as a benchmark
+    assert contribution_kind("Scent of Knowledge: Optimizing Search-Enhanced Reasoning with Information Foraging",
+                             "We propose InForage, a reinforcement learning framework. To facilitate training, "
+                             "we construct a human-guided dataset of search trajectories.") == "method"
+    assert contribution_kind("Grounded QA at Scale", "We introduce GQA-10K, a benchmark of grounded questions, "
+                             "and propose a baseline.") == "benchmark"
     assert result_clause("Our method improves accuracy by 21.2% over the base model.") == \
         "improves accuracy by 21.2% over the base model"
     assert result_clause("We improve accuracy by 3 points over our baseline.") == ""  # speaks as "we": not quoted
