@@ -69,12 +69,11 @@ def _demo_outlines(deps: GenerationDeps, query: str, k: int) -> tuple[list[dict]
 
 
 def gather_topic_context(state: dict, deps: GenerationDeps) -> dict:
-    """Retrieve P_R, keep its on-topic papers as memory M, and the demonstration outlines P_S."""
+    """Build P_R in rounds, keep its on-topic papers as memory M; fetch the demonstration outlines P_S."""
     if deps.corpus.count() == 0:
         raise UserError("the paper store is empty: run `surveygraph corpus ingest ...` first")
     topic = state["topic"]
-    hits = deps.corpus.search(topic, k=deps.settings.generation.outline_candidates, mode="hybrid", tre=False)
-    pool = topic_pool(topic, hits, deps)
+    pool = topic_pool(topic, deps)
     demos, fallback = _demo_outlines(deps, topic, k=3)
     update: dict = {"memory": pool.ids, "papers": pool.dumps, "demos": demos, "relevance": pool.record,
                     "shape": pool.shape, "fallbacks": pool.notes + ([fallback] if fallback else [])}

@@ -211,6 +211,38 @@ class Corpus(CorpusIngest):
             hits = temporal_rerank(hits, k, bucket_years=cfg.tre_bucket_years)
         return hits[:k]
 
+    # --- pool building: ids, vectors and texts without building Paper objects ------------------
+    def rank_ids(self, query: str, k: int, *, mode: Literal["dense", "bm25"]) -> list[str]:
+        """Top-k ids for ``query`` by one engine: what pool building asks many times per run."""
+        snap = self._searchable()
+        if mode == "bm25":
+            return [pid for pid, _ in snap.bm25(query, k)]
+        return [pid for pid, _ in snap.dense(self.encode_query(query), k)]
+
+    def nearest_ids(self, vector: np.ndarray, k: int) -> list[str]:
+        """Top-k ids by cosine to ``vector`` (a vector of the index's embedding space)."""
+        return [pid for pid, _ in self._searchable().dense(np.asarray(vector, dtype=np.float32), k)]
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return np.asarray(get_model(self.settings).encode([text])[0], dtype=np.float32)
+
+    def vectors(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The index's stored embedding of each id (unit vectors; unknown ids left out)."""
+        return self._searchable().vectors_for(paper_ids)
+
+    def sample_ids(self, n: int, *, seed: int) -> list[str]:
+        """``n`` ids drawn uniformly from the searchable papers (the same ones for the same seed)."""
+        snap = self._searchable()
+        rows = np.sort(np.random.default_rng(seed).choice(len(snap), size=min(n, len(snap)), replace=False))
+        found = []
+        for segment, local in zip(snap.segments, snap._locate(rows)):
+            found.extend(segment.id_at(int(r)) for r in local)
+        return found
+
+    def texts(self, paper_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(title, abstract) per id, read straight from the paper table (validated when ingested)."""
+        return self._papers.texts(paper_ids)
+
     # --- reading --------------------------------------------------------------------------
     def get(self, paper_ids: Sequence[str]) -> list[Paper]:
         """Papers for ids, in the given order; unknown ids are left out."""

@@ -17,6 +17,7 @@ WAL side files, so the file is then opened as immutable (nobody can be writing i
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -90,6 +91,20 @@ class PaperTable:
                 marks = ",".join("?" * len(chunk))
                 for pid, text in self._rows(f"SELECT id, json FROM papers WHERE id IN ({marks})", chunk):
                     found[pid] = Paper.model_validate_json(text)
+        return found
+
+    def texts(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(title, abstract) per id without building Paper objects: rows were validated on ingest,
+        and pool building reads thousands of them per run."""
+        found: dict[str, tuple[str, str]] = {}
+        unique = list(dict.fromkeys(ids))
+        with self._lock:
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start:start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                for pid, text in self._rows(f"SELECT id, json FROM papers WHERE id IN ({marks})", chunk):
+                    row = json.loads(text)
+                    found[pid] = (str(row.get("title") or ""), str(row.get("abstract") or ""))
         return found
 
     def existing(self, ids: Sequence[str]) -> set[str]:
