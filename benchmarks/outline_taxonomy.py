@@ -123,6 +123,7 @@ def main() -> None:
     args = parser.parse_args()
     offline_env()
     from surveygraph.agents.outline.vectors import memory_encoder
+    from surveygraph.errors import UserError
 
     topics = topics_from(args.topics)
     if args.show and set(topics) & set(HELDOUT):
@@ -134,7 +135,11 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     encode = None
     for topic in topics:
-        state, deps, seconds = plan_and_read(topic, Path(args.home), Path(args.pool_cache) if args.pool_cache else None)
+        try:
+            state, deps, seconds = plan_and_read(topic, Path(args.home), Path(args.pool_cache) if args.pool_cache else None)
+        except UserError as exc:  # the pool step refuses a topic the store holds too little on
+            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | |", flush=True)
+            continue
         encode = encode or memory_encoder(deps.settings)
         foreign = other_topic_headings(Path(args.data), topic)
         fig = outline_figures(state, encode=encode, foreign=foreign)

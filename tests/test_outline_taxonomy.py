@@ -128,7 +128,7 @@ def test_heading_checks_on_the_issue_examples(shared_data):
              for line in o["outline"].splitlines()]
     copied = foreign_headings(["Graph Attention Mechanisms", "Speculative Decoding for Low-Latency Serving"], other)
     assert copied == ["Graph Attention Mechanisms"]
-    assert about_heading("KV-Cache Compression and Eviction", "We evict entries of the KV cache ...")
+    assert about_heading("KV-Cache Compression and Eviction", "KV cache eviction policies for long contexts.")
     assert not about_heading("Speculative Decoding", "A food image dataset for dietary assessment.")
 
 

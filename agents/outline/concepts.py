@@ -81,6 +81,25 @@ class Concept:
         return title_case(self.form)
 
 
+_ADJECTIVE_END = ("ive", "able", "ible", "ous", "ful", "less", "ly")
+NOUNS_IN_AL = {"retrieval", "signal", "removal", "proposal", "interval", "arrival", "approval", "survival", "rehearsal",
+               "trial", "material", "potential", "tutorial", "manual", "animal", "terminal", "journal", "hospital",
+               "rival", "portal", "appraisal", "referral", "denial", "dismissal", "disposal", "renewal", "reversal"}
+# Verbs that open a clause ('Mitigate Hallucinations', 'Fails to ...'): a phrase never starts with one.
+CLAUSE_VERBS = {"mitigate", "mitigates", "reduce", "improve", "enhance", "enable", "fail", "fails", "use", "uses",
+                "make", "makes", "achieve", "yield", "yields", "remain", "remains", "suffer", "suffers", "lead", "leads"}
+BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "github", "result", "paper", "manuscript"}
+
+
+def _noun_end(word: str) -> bool:
+    """Not an adjective or adverb by its ending ('contrastive', 'generalizable', 'multimodal',
+    'independently'): a phrase ending on one was cut before its noun."""
+    last = word.split("-")[-1]
+    if last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL):
+        return False
+    return last not in BOILERPLATE_NOUNS
+
+
 def _ok_edge(word: str, banned: set[str]) -> bool:
     parts = [p for p in word.split("-") if p]
     if word in STOP or word in EDGE_BAN or not parts or word.isdigit() or len(word) < 2 or _participle(word):
@@ -96,7 +115,8 @@ def phrase_grams(words: list[str], banned: set[str]) -> list[tuple[str, ...]]:
     for n in range(2, MAX_WORDS + 1):
         for i in range(len(low) - n + 1):
             gram = low[i:i + n]
-            if gram[0] in GERUND_VERBS or not (_ok_edge(gram[0], banned) and _ok_edge(gram[-1], banned)):
+            if gram[0] in GERUND_VERBS or gram[0] in CLAUSE_VERBS or not _noun_end(gram[-1]) \
+                    or not (_ok_edge(gram[0], banned) and _ok_edge(gram[-1], banned)):
                 continue
             inner = gram[1:-1]
             if any(w in STOP and w not in INNER for w in inner) or any(len(w) < 2 for w in gram):

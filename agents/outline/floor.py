@@ -31,6 +31,9 @@ from .roles import APPLICATIONS, DOMAIN_SHORT, EVALUATION, METHODS, domain_of, i
 Encode = Callable[[list[str]], np.ndarray]
 MIN_SHARE = 0.01  # a heading's phrase must organise this share of the pool (at least two papers)
 FRINGE = 0.1  # the share of the pool least similar to the topic
+SUB_SHARE = 0.05  # a subsection's phrase must organise this share of its section
+STRICT_QUANTILE = 0.25  # a paper naming no subsection phrase joins one as close as its lower quartile of papers
+SECTION_PRIOR_MIN = 1  # method sections are phrases human surveys use as headings or categories, when enough are
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -138,7 +141,7 @@ def _place(rows: list[int], concepts: list[Concept], vectors: np.ndarray, *, str
     centroids = np.stack([_centroid(vectors, m) for m in members])
     sims = vectors[rows] @ centroids.T
     position = {row: i for i, row in enumerate(rows)}
-    bars = [float(np.median([sims[position[r], j] for r in m])) for j, m in enumerate(members)]
+    bars = [float(np.quantile([sims[position[r], j] for r in m], STRICT_QUANTILE)) for j, m in enumerate(members)]
     groups: list[list[tuple]] = [[] for _ in concepts]
     for i, row in enumerate(rows):
         fits = [fit(c, row) for c in concepts]
@@ -207,7 +210,10 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_size)
     taken: set[str] = set()
     sections: list[dict] = []
-    heads = select_concepts(concepts, set(method_rows), 3 * n_methods, min_support=max(min_size, 2 * min_support))
+    known = [c for c in concepts if c.prior >= SECTION_PRIOR_MIN or c.related]
+    heads = select_concepts(known, set(method_rows), 3 * n_methods, min_support=max(min_size, 2 * min_support))
+    if len(heads) < n_methods:  # too few phrases the literature names parts by: any phrase of the pool
+        heads = select_concepts(concepts, set(method_rows), 3 * n_methods, min_support=max(min_size, 2 * min_support))
     heads = _named(heads, topic=topic, taken=taken, k=n_methods)
     if heads:
         for concept, rows in zip(heads, _place(method_rows, heads, vectors)):
@@ -234,14 +240,16 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
                 taken.add(normalize_title(name))
                 subs.append({"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]})
         else:
-            placed = _subsections(section["key"], rows, concepts, vectors, k=n_subsections, min_support=2,
+            placed = _subsections(section["key"], rows, concepts, vectors, k=n_subsections,
+                                  min_support=max(2, min_support, round(SUB_SHARE * len(rows))),
                                   topic=topic, taken=taken)
             subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
             if not subs:  # no phrase organises two of its papers: one subsection named by their kinds
                 subs = [{"title": section["title"], "terms": [], "source": "role:kinds", "rows": rows}]
                 subs[0] = _named_by_kinds(subs[0], ids, papers, topic=topic, taken=taken)
                 if subs[0]["title"] == section["title"]:
-                    subs[0]["title"] = f"Representative Work on {section['title']}"
+                    subs[0]["title"] = f"{section['title']} Methods"
+                    taken.add(normalize_title(subs[0]["title"]))
             elif len(subs) == 1 and section["role"] in KIND_NAMED_ROLES:
                 subs[0] = _named_by_kinds(subs[0], ids, papers, topic=topic, taken=taken)
         section["terms"] = [section["key"]] if section["key"] else [t for sub in subs for t in sub["terms"][:1]]
