@@ -12,9 +12,11 @@ finds the candidates and their support:
 * a phrase's score rewards how many papers it organises, how often human surveys use it as a
   heading or category, and naming papers in their titles (titles name what a paper is about).
 
-Measured against KeyBERT, YAKE and class-based TF-IDF on the tuning topics before it was written
-(benchmarks/outline_keyphrases.py): a phrase that organises papers must be matched in them, which
-document-frequency selection does directly; the rankers score phrases per document or per cluster.
+Why not KeyBERT or YAKE alone: a heading must organise papers, so each candidate needs the set of
+papers that name it, which an index of phrase occurrences gives directly; keyphrase rankers score a
+phrase for one text (YAKE) or by similarity to one embedded text (KeyBERT) and give no paper sets.
+benchmarks/outline_keyphrases.py compares the four on the tuning topics against the headings of
+each topic's own human survey.
 """
 
 from __future__ import annotations
