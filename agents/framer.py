@@ -105,6 +105,7 @@ def frame_facts(state: dict) -> dict:
     structure = {"demos": len(state.get("demos") or []),
                  "roles": [s["title"] for s in outline if str(s.get("source", "")).startswith("role:")],
                  "clusters": [s["title"] for s in outline if s.get("source") == "clusters"],
+                 "concepts": [s["title"] for s in outline if s.get("source") == "concepts"],
                  "model": [s["title"] for s in outline if s.get("source") == "model"]}
     return {"topic": state["topic"], "cited": len(references), "years": Counter(years),
             "memory": len(state.get("memory") or []), "sections": sections, "latest": latest,
@@ -150,6 +151,10 @@ def structure_sentence(facts: dict) -> str:
         families = and_list(structure["clusters"])
         parts.append(f"{'with' if parts else 'The structure groups'} the method families found by clustering the "
                      f"on-topic papers ({families})")
+    if structure.get("concepts"):
+        families = and_list(structure["concepts"])
+        parts.append(f"{'with' if parts else 'The structure groups'} the method families named by the concept phrases "
+                     f"that organise the most on-topic papers ({families})")
     return (" ".join(parts) + ".") if parts else ""
 
 
