@@ -17,9 +17,11 @@ from pathlib import Path
 from ..errors import UserError
 
 REPAIR = "surveygraph corpus repair"
-# ENOSPC: no space left; EFBIG: a file-size limit (RLIMIT_FSIZE, a quota) reached; EDQUOT: quota.
-_NO_ROOM_TEXT = re.compile(r"disk is full|no space left on device|file too large|disk quota exceeded", re.I)
+# ENOSPC: no space left; EFBIG: a file-size limit (RLIMIT_FSIZE) reached; EDQUOT: a quota.
 _NO_ROOM = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+# The same, as libraries that wrap the OSError in their own type (Chroma) word it.
+_NO_ROOM_TEXT = re.compile(r"disk is full|no space left on device|file too large|disk quota exceeded", re.I)
 
 
 class StoreDamaged(UserError):

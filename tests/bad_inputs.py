@@ -116,8 +116,7 @@ def make_scratch(root: Path) -> Scratch:
     ls = Path("/bin/ls")
     files["binary"].write_bytes(ls.read_bytes() if ls.is_file() else b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)
     files["empty"].write_text("")
-    with files["huge"].open("wb") as fh:  # sparse: 40 MB that take no disk
-        fh.truncate(40 * 1024 * 1024)
+    files["huge"].write_text("# A Survey\n\n## Text\n\n" + "Retrieval grounds answers in evidence. " * 1_050_000)  # 40 MB
     files["nonsurvey_json"].write_text(json.dumps({"name": "pkg", "version": "1.0", "dependencies": {}}))
     files["json_list"].write_text(json.dumps([1, 2, 3]))
     files["headings"].write_text("# A Survey\n\n## Introduction\n\n## Methods\n")
