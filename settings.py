@@ -48,6 +48,11 @@ class StoreSettings(BaseModel):
     # When set (e.g. http://localhost:8000), use a Chroma server via HttpClient instead of the
     # embedded PersistentClient under <home>/store/chroma.
     chroma_url: str | None = None
+    # Keep a Chroma copy of every vector (a mirror for other tools; searches read store/index).
+    # Off: on the 74,728-paper corpus it made an ingest take 157 s instead of 100 s and 899 MB
+    # instead of 667 MB, and no query reads it (docs/corpus.md "Chroma"). A chroma_url turns it
+    # on: the vectors then go to that server.
+    chroma_mirror: bool = False
     collection: str = "papers"
     outline_collection: str = "outlines"
     # The outline DB is small (one entry per human survey) and searched with paraphrased topics,
