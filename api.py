@@ -265,9 +265,12 @@ def _source_path(source: object) -> Path | None:
     return Path(source) if isinstance(source, (str, Path)) and not _is_markdown_text(source) else None
 
 
-def load_survey(source: "str | Path | Survey | Run", topic: str | None = None) -> "Survey":
-    """A Survey from a Survey, a Run, a path (any form ``evaluate`` reads) or Markdown text."""
-    from .evaluation.parsers import parse_markdown, parse_survey
+def load_survey(source: "str | Path | Survey | Run", topic: str | None = None, what: str = "survey") -> "Survey":
+    """A Survey from a Survey, a Run, a path (any form ``evaluate`` reads) or Markdown text. A path
+    is read as the CLI reads it (``read_survey``: size-capped, text-checked, refused when it holds no
+    survey), so /dev/zero or a binary is one NotASurvey line, not a parse of whatever it holds."""
+    from .evaluation.inputs import read_survey
+    from .evaluation.parsers import parse_markdown
     from .models import Survey
 
     if isinstance(source, Survey):
@@ -277,7 +280,7 @@ def load_survey(source: "str | Path | Survey | Run", topic: str | None = None) -
     elif _is_markdown_text(source):
         survey = parse_markdown(source, name="survey")
     elif isinstance(source, (str, Path)):
-        survey = parse_survey(Path(source))
+        survey = read_survey(Path(source), what)
     else:
         raise UserError(f"cannot evaluate a {type(source).__name__}: give a path, Markdown text, a Survey or a Run")
     if topic:
@@ -301,8 +304,8 @@ def evaluate(survey: "str | Path | Survey | Run", human: "str | Path | Survey | 
     # the CLI's rule: a file with no survey text is refused (NotASurvey), not scored as zeros
     target = require_survey(load_survey(survey, topic), _source_path(survey) or "the survey")
     target.topic = default_topic(target, _source_path(survey))
-    human_survey = require_survey(load_survey(human, target.topic), _source_path(human) or "the human survey") \
-        if human is not None else None
+    human_survey = require_survey(load_survey(human, target.topic, "human survey"),
+                                  _source_path(human) or "the human survey") if human is not None else None
     bench = _existing(bench_refs, "bench refs file")
     return evaluate_survey(target, settings, human=human_survey, bench_refs=bench,
                            judges=list(judges) if judges is not None else None, metrics=metrics,

@@ -303,9 +303,10 @@ def evaluate(state: EvaluationServerState) -> dict:
 
     if not str(state.get("survey") or "").strip():
         raise UserError("input.survey is empty: give a server path or the survey's Markdown text")
-    survey = require_survey(load_survey(state["survey"], state.get("topic")), "input.survey")
+    survey = require_survey(load_survey(state["survey"], state.get("topic"), "input.survey"), "input.survey")
     survey.topic = survey.topic or survey.title
-    human = require_survey(load_survey(state["human"], survey.topic), "input.human") if state.get("human") else None
+    human = require_survey(load_survey(state["human"], survey.topic, "input.human"), "input.human") \
+        if state.get("human") else None
     bench = Path(state["bench_refs"]) if state.get("bench_refs") else None
     report = evaluate_survey(survey, settings, human=human, bench_refs=bench, metrics=options.metrics,
                              judges=list(options.judges or []))

@@ -121,3 +121,26 @@ def test_a_checkpointer_that_cannot_open_leaves_no_run_folder(shared_data, tmp_p
                                       "--subsections", "1", "--out", str(runs), "--checkpointer", "mysql://127.0.0.1/x"])
     assert "must be a postgresql:// URL" in _one_line(result)
     assert not any(runs.iterdir()) and "resume" not in result.output
+
+
+@pytest.mark.timeout(60)
+def test_evaluate_reads_a_path_as_the_cli_does(tmp_path):
+    """sg.evaluate parsed whatever a path held: a file of control characters was scored (zeros that
+    look like a result), and a pipe or /dev/zero was read until memory ran out. The CLI's reader
+    (evaluation.inputs.read_survey: a size cap and a text check) refuses both in one line."""
+    import os
+
+    from surveygraph.errors import NotASurvey
+
+    garbled = tmp_path / "garbled.md"
+    garbled.write_text("# Retrieval\n\n## Intro\n\n" + " ".join("word\x07" for _ in range(500)) + "\n", encoding="utf-8")
+    good = "# Retrieval\n\n## Intro\n\nRetrieval grounds generation in documents [1].\n"
+    home = tmp_path / "home"
+    with pytest.raises(NotASurvey, match=f"{garbled} is not a survey: not UTF-8 text"):
+        sg.evaluate(garbled, home=home, metrics=["structure"])
+    with pytest.raises(NotASurvey, match="not UTF-8 text"):
+        sg.evaluate(good, human=garbled, home=home, metrics=["structure"])
+    pipe = tmp_path / "pipe.md"
+    os.mkfifo(pipe)  # never written to: reading it would wait forever
+    with pytest.raises(NotASurvey, match="not a regular file"):
+        sg.evaluate(pipe, home=home, metrics=["structure"])
