@@ -41,6 +41,27 @@ _MAX_TOKENS_FIELD = {"ollama": "num_predict"}
 # stacked, 4 of ours x 3 of theirs turned one refused request into 12 HTTP calls.
 _SDK_RETRY_PROVIDERS = {"openai", "azure_openai", "anthropic", "deepseek", "xai", "groq", "mistralai", "fireworks",
                         "together"}
+# Providers whose chat class takes a request timeout as `timeout` (field or alias). Without one
+# langchain-openai sends timeout=None and a server that accepts the connection and never answers
+# held `generate` forever (issue 31). Ollama's client takes it in `client_kwargs`; the others
+# (bedrock, vertexai, huggingface, cohere) keep their SDK's own timeout.
+_TIMEOUT_PROVIDERS = _SDK_RETRY_PROVIDERS | {"google_genai", "openrouter"}
+# The OpenAI SDK family reads an httpx.Timeout, so connecting gets its own short limit.
+_HTTPX_TIMEOUT_PROVIDERS = {"openai", "azure_openai", "deepseek", "xai", "together", "openrouter"}
+CONNECT_TIMEOUT_S = 10.0
+
+
+def request_timeout(provider: str, seconds: float) -> dict[str, Any]:
+    """Constructor kwargs that bound every HTTP request of ``provider``'s chat model."""
+    if provider in _HTTPX_TIMEOUT_PROVIDERS:
+        import httpx
+
+        return {"timeout": httpx.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))}
+    if provider in _TIMEOUT_PROVIDERS:
+        return {"timeout": seconds}
+    if provider == "ollama":
+        return {"client_kwargs": {"timeout": seconds}}
+    return {}
 
 
 def _local_model(path: Path, settings: Settings, label: str, bundled: bool = False) -> LlamaCppChatModel:
@@ -83,6 +104,7 @@ def _api_model(provider: str, model: str, settings: Settings) -> BaseChatModel:
         kwargs[_MAX_TOKENS_FIELD.get(provider, "max_tokens")] = settings.llm.max_output_tokens
     if provider in _SDK_RETRY_PROVIDERS:
         kwargs["max_retries"] = 0
+    kwargs.update(request_timeout(provider, settings.llm.timeout))
     if settings.llm.base_url:
         kwargs["base_url"] = settings.llm.base_url
     if key_var and not os.environ.get(key_var):
