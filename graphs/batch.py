@@ -28,7 +28,8 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -114,12 +115,24 @@ def _take_setup_lock(conn) -> None:
         lambda: conn.execute("SELECT pg_try_advisory_lock(%s, %s)", _SETUP_LOCK).fetchone()[0])
 
 
+@contextmanager
+def _connected(url: str) -> Iterator[Any]:
+    """``connect(url)`` for a few statements; the server going away meanwhile is one line too."""
+    import psycopg
+
+    try:
+        with connect(url) as conn:
+            yield conn
+    except psycopg.OperationalError as exc:
+        raise NetworkUnavailable(f"lost the batch database {redact_text(url)}: {_reason(exc)}") from None
+
+
 def submit(url: str, batch: str, topics: Sequence[str]) -> int:
     """Queue topics (each checked like `generate`'s); a topic already in the batch is not added twice."""
     checked = [check_topic(t) for t in topics if t.strip()]
     if not checked:
         raise UserError("no topics to submit (one per line; blank lines are ignored)")
-    with connect(url) as conn:
+    with _connected(url) as conn:
         added = 0
         for topic in checked:
             cur = conn.execute("INSERT INTO surveygraph_jobs (batch, topic) VALUES (%s, %s) "
@@ -129,7 +142,7 @@ def submit(url: str, batch: str, topics: Sequence[str]) -> int:
 
 
 def status(url: str, batch: str) -> list[dict]:
-    with connect(url) as conn:
+    with _connected(url) as conn:
         rows = conn.execute("SELECT id, topic, status, run_id, worker, attempts, error, survey FROM surveygraph_jobs "
                             "WHERE batch = %s ORDER BY id", (batch,)).fetchall()
         running = {r[0] for r in conn.execute(

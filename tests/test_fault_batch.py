@@ -24,7 +24,7 @@ from tests.batch_helpers import LoopbackPostgres, start_worker, wait_for
 from tests.generation_helpers import corpus_home
 
 pytest.importorskip("pgserver", reason="pgserver (PostgreSQL wheel) is installed by `make install`")
-pytestmark = [pytest.mark.fault, pytest.mark.data]
+pytestmark = pytest.mark.fault
 
 TOPICS = ["Retrieval-Augmented Generation for Large Language Models",
           "Evaluation of Retrieval-Augmented Generation Systems"]
@@ -44,6 +44,7 @@ def _calls(run_dir: Path, node: str) -> int:
     return sum(json.loads(line)["node"] == node for line in lines)
 
 
+@pytest.mark.data
 def test_two_workers_reconnect_after_a_restart_and_finish_their_own_jobs(shared_data, postgres, tmp_path):
     from surveygraph.graphs.batch import status, submit
 
@@ -93,6 +94,7 @@ def _batch_work(home: Path, url: str, runs: Path, log: Path, **env: str) -> subp
                             env={**os.environ, **env})
 
 
+@pytest.mark.data
 def test_batch_work_gives_up_in_one_line_when_the_database_stays_away(shared_data, postgres, tmp_path):
     from surveygraph.graphs.batch import status, submit
 
@@ -121,3 +123,28 @@ def test_batch_work_gives_up_in_one_line_when_the_database_stays_away(shared_dat
     # The jobs were resumed in the runs the first workers began, not started again.
     assert sorted(j["run_id"] for j in jobs) == sorted(j["run_id"] for j in running)
     assert sorted(p.name for p in runs.iterdir()) == sorted(j["run_id"] for j in jobs)
+
+
+def test_a_server_lost_in_the_middle_of_status_is_one_line(postgres, monkeypatch):
+    """`batch status` (and the progress of `batch work --workers N`, which polls it) when the
+    server ends the session between connecting and querying: one line, not AdminShutdown."""
+    from typer.testing import CliRunner
+
+    import surveygraph.graphs.batch as batch
+    from surveygraph.cli import app
+    from surveygraph.errors import UserError
+
+    real_connect = batch.connect
+
+    def connect_then_lose(url, **options):
+        conn = real_connect(url, **options)
+        with real_connect(url) as admin:  # what a fast shutdown does to every session
+            admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+        return conn
+
+    monkeypatch.setattr(batch, "connect", connect_then_lose)
+    with pytest.raises(UserError, match="lost the batch database"):
+        batch.status(postgres.url, "t")
+    shown = CliRunner().invoke(app, ["batch", "status", "--db", postgres.url])
+    assert shown.exit_code == 2 and "lost the batch database" in shown.output, shown.output
+    assert "Traceback" not in shown.output and len(shown.output.strip().splitlines()) == 1
