@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -53,6 +53,15 @@ def normalize_doi(value: str | None) -> str | None:
     return v.lower() or None
 
 
+EARLIEST_PAPER_DATE = date(1900, 1, 1)
+
+
+def plausible_dates() -> tuple[date, date]:
+    """The range a paper's date or year may fall in: from 1900 to today (plus a day, for a date
+    stamped in a time zone ahead of this machine's). Outside it the date is dropped, not the paper."""
+    return EARLIEST_PAPER_DATE, date.today() + timedelta(days=1)
+
+
 class Paper(BaseModel):
     """One research paper in the Research Paper DB (D_R)."""
 
@@ -98,9 +107,13 @@ class Paper(BaseModel):
         if len(valid) != len(set(given)):
             dropped.append("categories")
         self.categories = valid
-        if self.year is not None and not 1800 <= self.year <= 2200:
+        earliest, latest = plausible_dates()
+        if self.year is not None and not earliest.year <= self.year <= latest.year:
             dropped.append("year")
             self.year = None
+        if self.published is not None and not earliest <= self.published <= latest:
+            dropped.append("date")  # "2999-01-01" would make a survey say "published up to 2999"
+            self.published = None
         if self.year is None and self.published is not None:
             self.year = self.published.year
         self.dropped_fields = dropped

@@ -26,7 +26,7 @@ import re
 import unicodedata
 
 __all__ = ["untrusted", "untrusted_paragraphs", "looks_like_injection", "without_injections",
-           "markdown_safe", "LOOKALIKE_ANGLES"]
+           "markdown_safe", "markdown_inert", "LOOKALIKE_ANGLES"]
 
 # Characters drawn like < or > that NFKC leaves alone (NFKC already folds ＜ ＞ ﹤ ﹥ and U+2329/232A).
 LOOKALIKE_ANGLES = {
@@ -37,7 +37,8 @@ LOOKALIKE_ANGLES = {
 LOOKALIKE_SQUARES = {**dict.fromkeys("【〔〖〘〚⟦⁅", "["), **dict.fromkeys("】〕〗〙〛⟧⁆", "]")}
 _TRANSLATE = str.maketrans({**LOOKALIKE_ANGLES, **LOOKALIKE_SQUARES})
 
-_DROP_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Cn"}  # control, format (zero-width, bidi), private, unassigned
+_DROP_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}  # control, format (zero-width, bidi), private, unassigned
+_SPACE_CATEGORIES = {"Cc", "Zl", "Zp"}  # dropped characters that separated words: a space in their place
 # A script or style element with its body (an unclosed one runs to the end, as in a browser).
 _SCRIPT_BLOCK = re.compile(r"<\s*(script|style)\b.*?(?:<\s*/\s*\1\s*>|$)", re.I | re.S)
 _DELIMITER = re.compile(r"<<[^<>]*>>")  # prompt delimiters (<<DATA-...>>) echoed or typed
@@ -71,8 +72,11 @@ def plain_text(text: str) -> str:
 
 
 def _strip_invisible(text: str) -> str:
+    # U+2028 / U+2029 (line and paragraph separators) become spaces: readers that split lines on
+    # them (Python's str.splitlines, many editors) would otherwise see a title break into a new
+    # line of survey.md, e.g. a fake "# heading".
     return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _DROP_CATEGORIES else
-                   (" " if unicodedata.category(ch) == "Cc" else "") for ch in text)
+                   (" " if unicodedata.category(ch) in _SPACE_CATEGORIES else "") for ch in text)
 
 
 def _decode(text: str) -> str:
@@ -93,6 +97,22 @@ def _numeric_bracket(match: re.Match) -> str:
     return " " if is_citation else f"({match.group(1).strip()})"
 
 
+_DOLLAR_SPAN = re.compile(r"(?<![\\$])\$[^$\n]{1,120}\$")
+
+
+def _numeric_brackets(text: str) -> str:
+    """``_numeric_bracket`` outside ``$...$``; inside one a bracket is mathematics ("$[23, 4, 14]$",
+    a code's parameters in a corpus title), kept as "(23, 4, 14)", never a citation of ours."""
+    spans = [m.span() for m in _DOLLAR_SPAN.finditer(text)] if "$" in text else []
+
+    def replace(match: re.Match) -> str:
+        if any(start < match.start() and match.end() < end for start, end in spans):
+            return f"({match.group(1).strip()})"
+        return _numeric_bracket(match)
+
+    return _NUMERIC_BRACKET.sub(replace, text)
+
+
 def _markup_free(text: str) -> str:
     text = text.replace("<=", "≤").replace(">=", "≥")  # comparisons first: "x >= 2" closes no tag
     for _ in range(4):  # removing one construct can form another ("[<b></b>2]" -> "[2]")
@@ -104,7 +124,7 @@ def _markup_free(text: str) -> str:
         text = _MD_LINK.sub(r"\1", text)
         text = _MD_FOOTNOTE.sub(" ", text)
         text = _PAPER_MARKER.sub(" ", text)
-        text = _NUMERIC_BRACKET.sub(_numeric_bracket, text)
+        text = _numeric_brackets(text)
         text = re.sub(r"\[\s*\]", " ", text)
         if text == before:
             break
@@ -170,7 +190,28 @@ def markdown_safe(text: str | None) -> str:
     value = _CODE_FENCE.sub(" ", value)
     value = _angles_as_words(_MD_LINE_START.sub("", value))
     paragraphs = re.split(r"\n\s*\n", value)
-    return "\n\n".join(p for p in (_tidy(p.replace("\n", " ")) for p in paragraphs) if p)
+    return "\n\n".join(p for p in (_no_link_definition(_tidy(p.replace("\n", " "))) for p in paragraphs) if p)
+
+
+# "[1]: //evil.example "Trusted source"" at the start of a block defines what every "[1]" in the
+# document links to (CommonMark link reference definitions; "[^1]:" defines a GFM footnote). Our
+# citation markers are such labels, so no block of model text may start one: the colon goes.
+_LINK_DEFINITION = re.compile(r"^(\s{0,3}\[(?:[^\[\]\\]|\\.)+\])[ \t]*:")
+
+
+def _no_link_definition(paragraph: str) -> str:
+    return _LINK_DEFINITION.sub(r"\1", paragraph)
+
+
+_MD_SPECIAL = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*`~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def markdown_inert(text: str) -> str:
+    """Sanitized text as it is written into survey.md: emphasis, code and strikethrough characters
+    backslash-escaped (``*``, `````, ``~``; ``_`` unless inside a word, where CommonMark gives it no
+    meaning), so "*b^2$ c*" from a title or "**bold**" from a model shows as typed, never as
+    formatting. Citation markers and our own figure lines are left alone by the callers."""
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text or "")
 
 
 def markdown_cell(text: str | None) -> str:

@@ -48,6 +48,11 @@ class StoreSettings(BaseModel):
     # When set (e.g. http://localhost:8000), use a Chroma server via HttpClient instead of the
     # embedded PersistentClient under <home>/store/chroma.
     chroma_url: str | None = None
+    # Keep a Chroma copy of every vector (a mirror for other tools; searches read store/index).
+    # Off: on the 74,728-paper corpus it made an ingest take 157 s instead of 100 s and 899 MB
+    # instead of 667 MB, and no query reads it (docs/corpus.md "Chroma"). A chroma_url turns it
+    # on: the vectors then go to that server.
+    chroma_mirror: bool = False
     collection: str = "papers"
     outline_collection: str = "outlines"
     # The outline DB is small (one entry per human survey) and searched with paraphrased topics,
@@ -116,8 +121,15 @@ class GenerationSettings(BaseModel):
     db_outage_limit: float = Field(300.0, ge=0)
     sections: int = Field(5, ge=1)
     subsections: int = Field(3, ge=1)  # per section
-    outline_candidates: int = Field(300, ge=10)  # |P_R|: candidates judged for memory M
-    # Only candidates retrieval/relevance.py judges on topic enter M (and the survey shrinks to
+    # With relevance off (the ablation), |P_R|: the topic's nearest candidates, all of them kept.
+    outline_candidates: int = Field(300, ge=10)
+    # The recall-first pool (retrieval/literature_pool.py): at most pool_rounds rounds of
+    # retrieval, pool_per_query ids per engine and query; memory M keeps the memory_limit most
+    # probable on-topic papers (the manifest records how many there were).
+    pool_rounds: int = Field(4, ge=1, le=10)
+    pool_per_query: int = Field(200, ge=10, le=5000)
+    memory_limit: int = Field(1500, ge=10)
+    # Only candidates retrieval/topic_judge.py judges on topic enter M (and the survey shrinks to
     # what is on topic); off = the ablation that keeps every candidate.
     relevance: bool = True
     papers_per_section: int = Field(60, ge=1)  # |M_i|

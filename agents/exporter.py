@@ -15,9 +15,9 @@ from ..memory import paper_from_dump
 from ..models import Citation, OutlineEntry, Reference, Survey, SurveySection
 from .deps import GenerationDeps
 from .outcome import run_outcome
-from .latex import tex_escape, tex_inline
+from .latex import bib_value, tex_escape, tex_inline
 from .latex_document import cite_key, to_latex
-from ..sanitize import markdown_safe, redact, untrusted, without_injections
+from ..sanitize import markdown_inert, markdown_safe, redact, untrusted, without_injections
 from .text import CITATION_MARKER, citation_units, marker_numbers, slugify
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
@@ -132,17 +132,25 @@ def build_survey(state: dict) -> Survey:
 
 
 def to_markdown(survey: Survey) -> str:
-    lines = [f"# {survey.title}", ""]
+    """survey.md. Every text from a model or a record is written inert (``markdown_inert``): its
+    asterisks, underscores, backticks and tildes show as typed; only our own markup (headings, the
+    "**Abstract.**" label, figure lines, pipe tables) formats."""
+    lines = [f"# {markdown_inert(survey.title)}", ""]
     for section in survey.sections:
         if section.section_id == "abstract":
-            lines += ["**Abstract.** " + section.text, ""]
+            lines += ["**Abstract.** " + markdown_inert(section.text), ""]
             continue
-        lines += [("## " if section.level == 1 else "### ") + section.heading, ""]
+        lines += [("## " if section.level == 1 else "### ") + markdown_inert(section.heading), ""]
         if section.text:
-            lines += [section.text, ""]
+            lines += [_inert_blocks(section.text), ""]
     lines += ["## References", ""]
-    lines += [f"[{r.key}] {r.text}" for r in survey.references]
+    lines += [f"[{r.key}] {markdown_inert(r.text)}" for r in survey.references]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _inert_blocks(text: str) -> str:
+    """A section's text made inert, except our own figure lines (kept by body_with_figures)."""
+    return "\n".join(line if _FIGURE_LINE.match(line.strip()) else markdown_inert(line) for line in text.split("\n"))
 
 
 def to_bibtex(survey: Survey, papers_by_id: dict[str, dict]) -> str:
@@ -157,9 +165,11 @@ def to_bibtex(survey: Survey, papers_by_id: dict[str, dict]) -> str:
     library = bibtexparser.Library()
     for ref in survey.references:
         paper = paper_from_dump(papers_by_id[ref.paper_id]) if ref.paper_id in papers_by_id else None
-        fields = [Field("title", "{" + tex_inline(ref.title or "") + "}")]
+        # bibtexparser writes each value between braces as given; bib_value makes sure no brace in
+        # it can close that field early (BibTeX counts "\\}" as a brace too).
+        fields = [Field("title", "{" + bib_value(tex_inline(ref.title or "")) + "}")]
         if paper and paper.authors:
-            fields.append(Field("author", tex_escape(" and ".join(paper.authors))))
+            fields.append(Field("author", " and ".join(_bib_name(a) for a in paper.authors)))
         if ref.year:
             fields.append(Field("year", str(ref.year)))
         if ref.arxiv_id:
@@ -175,6 +185,16 @@ def to_bibtex(survey: Survey, papers_by_id: dict[str, dict]) -> str:
                 fields.append(Field("url", f"https://doi.org/{ref.doi}"))
         library.add(Entry("misc", cite_key(ref.key), fields))
     return bibtexparser.write_string(library)
+
+
+def _bib_name(name: str) -> str:
+    """One author for BibTeX's name list: "Last, First" keeps its one comma; any other comma (two
+    or more, or one at an end: BibTeX stops with "has a comma at the end") is braced, which BibTeX
+    reads as one name."""
+    value = bib_value(tex_escape(name)).strip()
+    last, comma, first = value.partition(",")
+    well_formed = not comma or (last.strip() and first.strip() and "," not in first)
+    return value if well_formed else f"{{{value}}}"
 
 
 def write_json(path: Path, data) -> None:

@@ -105,11 +105,14 @@ def frame_facts(state: dict) -> dict:
     structure = {"demos": len(state.get("demos") or []),
                  "roles": [s["title"] for s in outline if str(s.get("source", "")).startswith("role:")],
                  "clusters": [s["title"] for s in outline if s.get("source") == "clusters"],
+                 "concepts": [s["title"] for s in outline if s.get("source") == "concepts"],
                  "model": [s["title"] for s in outline if s.get("source") == "model"]}
     return {"topic": state["topic"], "cited": len(references), "years": Counter(years),
             "memory": len(state.get("memory") or []), "sections": sections, "latest": latest,
             "tables": bool(survey.get("tables")), "candidates": relevance.get("candidates"),
             "relevance": bool(relevance.get("enabled")), "corpus": relevance.get("corpus") or {},
+            "on_topic": relevance.get("kept"), "rounds": len(relevance.get("rounds") or []),
+            "estimate": (relevance.get("estimated_on_topic") or {}).get("on_topic"),
             "structure": structure}
 
 
@@ -119,6 +122,14 @@ def selection_sentence(facts: dict) -> str:
     years = corpus.get("years")
     window = f" (an arXiv corpus of {corpus['papers']:,} papers from {years[0]}-{years[1]})" \
         if years and corpus.get("papers") else ""
+    if facts.get("relevance") and facts.get("candidates") and facts.get("rounds"):
+        estimate = facts.get("estimate")
+        total = (f" (the relevance model estimates about {estimate:,.0f} such papers in the whole corpus)"
+                 if estimate else "")
+        return (f"They were drawn from {facts['on_topic']:,} papers judged to be about the topic{total}, found among "
+                f"{facts['candidates']:,} candidates{window} in {facts['rounds']} rounds of search, each round "
+                "searching for the key phrases of the papers already found; papers judged off topic were left "
+                "out, not padded in.")
     if facts.get("relevance") and facts.get("candidates"):
         return (f"They were drawn from the {facts['memory']} of {facts['candidates']} candidates{window} that the "
                 "hybrid lexical and semantic search returned and the relevance model judged to be about the "
@@ -140,6 +151,10 @@ def structure_sentence(facts: dict) -> str:
         families = and_list(structure["clusters"])
         parts.append(f"{'with' if parts else 'The structure groups'} the method families found by clustering the "
                      f"on-topic papers ({families})")
+    if structure.get("concepts"):
+        families = and_list(structure["concepts"])
+        parts.append(f"{'with' if parts else 'The structure groups'} the method families named by the concept phrases "
+                     f"that organise the most on-topic papers ({families})")
     return (" ".join(parts) + ".") if parts else ""
 
 

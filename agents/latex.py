@@ -121,7 +121,123 @@ def _is_math(span: str) -> bool:
     if re.search(r"\\[^A-Za-z,;!| ]|\\$", ascii_span):
         return False
     # "$5 and $10" is prose: math has an operator, a command or is a single token.
-    return bool(re.search(r"[\\^_=<>{}]", ascii_span)) or " " not in span.strip()
+    if not (re.search(r"[\\^_=<>{}]", ascii_span) or " " not in span.strip()):
+        return False
+    return math_compiles(ascii_span)
+
+
+# Commands of MATH_COMMANDS that take arguments, and how many; TEXT_ARGUMENT's is read in text
+# mode, where "_" or "^" stops TeX with "Missing $ inserted" ("$\text{subset_A}$", a corpus title).
+ARGUMENTS = {"frac": 2, "tfrac": 2, "dfrac": 2, "binom": 2, "sqrt": 1, "mathcal": 1, "mathbb": 1, "mathrm": 1,
+             "mathbf": 1, "mathit": 1, "mathsf": 1, "mathtt": 1, "boldsymbol": 1, "operatorname": 1, "hat": 1,
+             "tilde": 1, "bar": 1, "vec": 1, "dot": 1, "ddot": 1, "widehat": 1, "widetilde": 1, "overline": 1,
+             "underline": 1, "text": 1, "textrm": 1}
+TEXT_ARGUMENT = {"text", "textrm"}
+DELIMITED = {"left", "right", "big", "Big"}  # each needs a delimiter after it
+_DELIMITER_CHARS = set("()[]|./<>")
+_DELIMITER_COMMANDS = {"langle", "rangle", "lceil", "rceil", "lfloor", "rfloor", "vert", "Vert", "lvert", "rvert",
+                       "lVert", "rVert", "|"}
+_MATH_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.", re.S)
+
+
+class _Malformed(Exception):
+    pass
+
+
+def math_compiles(span: str) -> bool:
+    """True when a ``$...$`` body (ASCII, known commands, balanced braces) is also well formed as
+    TeX reads it: not empty; every command has its arguments ("$\\frac$" has none); no second
+    superscript or subscript on one atom ("$x^1^2$", "$x^2'$"); ``\\left`` / ``\\right`` paired in
+    one group ("$\\left( x$"); text-mode arguments without math characters. Anything else is
+    escaped as text (tex_inline), so that no title can stop a PDF build."""
+    tokens = [t for t in _MATH_TOKEN.findall(span) if not t.isspace()]
+    if not tokens:
+        return False  # "$ $" would be written "$$", display math that never closes
+    try:
+        end = _math_group(tokens, 0, closing=False)
+    except (_Malformed, IndexError):
+        return False
+    return end == len(tokens)
+
+
+def _math_group(tokens: list[str], i: int, *, closing: bool) -> int:
+    """Read atoms up to the end (or the "}" closing this group); returns the index after it."""
+    sup, sub, lefts = "", False, 0  # sup: "" | "prime" | "sup" for the current atom
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "}":
+            if not closing or lefts:
+                raise _Malformed
+            return i + 1
+        if token in ("^", "_"):
+            if (token == "^" and sup == "sup") or (token == "_" and sub):
+                raise _Malformed  # "Double superscript" / "Double subscript"
+            sup, sub = ("sup", sub) if token == "^" else (sup, True)
+            i = _math_argument(tokens, i + 1, script=True)
+            continue
+        if token == "'":
+            if sup == "sup":
+                raise _Malformed  # "$x^2'$": a prime after a superscript is a second one
+            sup, i = "prime", i + 1
+            continue
+        sup, sub = "", False  # a new atom
+        if token == "{":
+            i = _math_group(tokens, i + 1, closing=True)
+        elif token.startswith("\\") and token[1:] in DELIMITED:
+            if token == "\\left":
+                lefts += 1
+            elif token == "\\right":
+                lefts -= 1
+                if lefts < 0:
+                    raise _Malformed  # "Extra \\right"
+            delimiter = tokens[i + 1]
+            if delimiter not in _DELIMITER_CHARS and delimiter[1:] not in _DELIMITER_COMMANDS:
+                raise _Malformed
+            i += 2
+        elif token.startswith("\\") and token[1:] in ARGUMENTS:
+            i += 1
+            if token == "\\operatorname" and tokens[i] == "*":
+                i += 1
+            if token == "\\sqrt" and tokens[i] == "[":
+                i = _optional_argument(tokens, i + 1)
+            for _ in range(ARGUMENTS[token[1:]]):
+                i = _math_argument(tokens, i, text=token[1:] in TEXT_ARGUMENT)
+        else:
+            i += 1
+    if closing or lefts:
+        raise _Malformed  # a group or a \\left left open
+    return i
+
+
+def _math_argument(tokens: list[str], i: int, *, script: bool = False, text: bool = False) -> int:
+    """One argument: a {group} or a single symbol (a command taking arguments is not one)."""
+    token = tokens[i]
+    if token == "{":
+        if text:
+            j = i + 1
+            while tokens[j] != "}":
+                if tokens[j] in ("{", "^", "_") or tokens[j].startswith("\\"):
+                    raise _Malformed
+                j += 1
+            return j + 1
+        return _math_group(tokens, i + 1, closing=True)
+    if token in ("}", "^", "_", "'") or (token.startswith("\\") and token[1:] in ARGUMENTS.keys() | DELIMITED):
+        raise _Malformed
+    if text and token.startswith("\\"):
+        raise _Malformed
+    return i + 1
+
+
+def _optional_argument(tokens: list[str], i: int) -> int:
+    """``\\sqrt[n]``'s index, up to its "]" (math inside, no nested brackets)."""
+    j = i
+    while tokens[j] != "]":
+        if tokens[j] in ("[", "{", "}"):
+            raise _Malformed
+        j += 1
+    if j == i or not math_compiles(" ".join(tokens[i:j])):
+        raise _Malformed
+    return j + 1
 
 
 def tex_inline(text: str) -> str:
@@ -136,3 +252,25 @@ def tex_inline(text: str) -> str:
         pos = match.end()
     out.append(tex_escape(text[pos:]))
     return "".join(out)
+
+
+def bib_value(tex: str) -> str:
+    """LaTeX text as the value of a braced BibTeX field: BibTeX ends a field at the brace that
+    balances its opening one and honours no escape, so "x\\}\\}, note = ..." would close the title
+    and start a field of its own. Escaped braces become \\textbraceleft{} / \\textbraceright{}, and
+    any brace still unbalanced (none is expected: math spans are balanced) is dropped."""
+    text = tex.replace("\\{", "\\textbraceleft{}").replace("\\}", "\\textbraceright{}")
+    out, depth = [], 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0:
+                continue
+            depth -= 1
+        out.append(ch)
+    kept = "".join(out)
+    while depth:  # drop the last unmatched "{" (scanning from the end)
+        cut = kept.rfind("{")
+        kept, depth = kept[:cut] + kept[cut + 1:], depth - 1
+    return kept

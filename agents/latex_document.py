@@ -14,8 +14,9 @@ import subprocess
 import unicodedata
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import EXIT_DEGRADED, UserError
 from ..models import Reference, Survey
+from ..retrieval.damage import write_failure
 from .latex import GREEK, tex_escape, tex_inline
 from .text import CITATION_MARKER, marker_numbers
 
@@ -42,18 +43,31 @@ _SAFE_PATH = re.compile(r"^[A-Za-z0-9_./-]+$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 
 
+class PdfBuildFailed(UserError):
+    """``--pdf`` was asked for and no PDF was built (TeX stopped, or no room): the survey files are
+    written, the command exits 3 so that a script notices."""
+
+    exit_code = EXIT_DEGRADED
+
+
 def cite_key(key: str) -> str:
     return "ref" + re.sub(r"[^A-Za-z0-9]", "", key)
 
 
 def inline(text: str) -> str:
-    """One run of Markdown text: math kept, specials escaped, [1, 3] -> \\cite, **b** / *i*."""
-    escaped = tex_inline(text)
-    # The markers hold only digits and separators, so escaping left them intact.
-    escaped = CITATION_MARKER.sub(
-        lambda m: "\\cite{" + ",".join(cite_key(str(n)) for n in marker_numbers(m.group(1))) + "}", escaped)
-    escaped = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"\\textbf{\1}", escaped)
-    return re.sub(r"(?<![*\w])\*(\S(?:[^*]*?\S)?)\*(?![*\w])", r"\\emph{\1}", escaped)
+    """One run of survey text: math kept, specials escaped, [1, 3] -> \\cite. Asterisks stay
+    asterisks: the text is model output and corpus titles, whose "*...*" is no emphasis of ours
+    (survey.md escapes it too), and "**" pairs spanning a math span broke the build."""
+    def cite(match: re.Match) -> str:
+        return "\\cite{" + ",".join(cite_key(str(n)) for n in marker_numbers(match.group(1))) + "}"
+
+    # The markers hold only digits and separators, so escaping left them intact; inside a kept
+    # math span "[1]" is an interval, not a citation (\\cite in math mode does not compile).
+    parts = _KEPT_MATH.split(tex_inline(text))
+    return "".join(part if i % 2 else CITATION_MARKER.sub(cite, part) for i, part in enumerate(parts))
+
+
+_KEPT_MATH = re.compile(r"((?<!\\)\$[^$]*\$)")  # tex_inline writes every other "$" as "\\$"
 
 
 def _cells(line: str) -> list[str]:
@@ -214,11 +228,23 @@ def compile_pdf(tex_path: Path, timeout: float = 300, engine: str | None = None)
         raise UserError("no TeX engine found (lualatex, xelatex or pdflatex): install TeX Live, e.g. "
                         "apt-get install latexmk texlive-luatex texlive-latex-recommended lmodern; "
                         f"{tex_path.name} is written and compiles by hand")
-    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error", "-no-shell-escape"]
     # Sandboxed build: a fresh folder holding only the .tex and its figures, shell escape off and
     # kpathsea's paranoid modes, so even text that slipped past escaping can read no file outside
     # the build (no /etc/passwd) and write none outside it (no survey.md overwritten).
     build = tex_path.parent / "build"
+    try:
+        return _build(tex_path, build, engine, timeout)
+    except OSError as exc:
+        why = write_failure(exc)
+        if why is None:
+            raise
+        shutil.rmtree(build, ignore_errors=True)  # give the space back; survey.tex and the rest stay
+        raise PdfBuildFailed(f"no room to build the PDF of {tex_path} ({why}): the survey files are kept; free some "
+                             f"space and build it again (`latexmk -{engine} {tex_path.name}` in {tex_path.parent})") from exc
+
+
+def _build(tex_path: Path, build: Path, engine: str, timeout: float) -> Path:
+    flags = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error", "-no-shell-escape"]
     shutil.rmtree(build, ignore_errors=True)
     build.mkdir()
     shutil.copy2(tex_path, build / tex_path.name)
@@ -235,20 +261,29 @@ def compile_pdf(tex_path: Path, timeout: float = 300, engine: str | None = None)
             done = subprocess.run(command, cwd=build, capture_output=True, text=True, timeout=timeout,
                                   errors="replace", env=env)
         except subprocess.TimeoutExpired as exc:
-            raise UserError(f"{command[0]} did not finish within {timeout:.0f}s on {tex_path}") from exc
+            raise PdfBuildFailed(f"{command[0]} did not finish within {timeout:.0f}s on {tex_path}") from exc
         if done.returncode != 0:
-            raise UserError(f"{command[0]} failed on {tex_path}: {_first_error(built, done.stdout)}")
+            raise PdfBuildFailed(f"{command[0]} failed on {tex_path}: {latex_error(built, done.stdout)}")
     if not built.with_suffix(".pdf").is_file():
-        raise UserError(f"{engine} wrote no PDF for {tex_path}")
+        raise PdfBuildFailed(f"{engine} wrote no PDF for {tex_path}")
     pdf = tex_path.with_suffix(".pdf")
     shutil.copy2(built.with_suffix(".pdf"), pdf)
     return pdf
 
 
-def _first_error(tex_path: Path, stdout: str) -> str:
+_TEX_ERROR = re.compile(r"^(?:\S+\.tex:\d+: |! )(?!\s*==> Fatal error)")
+
+
+def latex_error(tex_path: Path, stdout: str) -> str:
+    """TeX's own error line ("./survey.tex:23: Missing $ inserted.") from the build's log, with
+    the source line TeX was reading ("l.23 ..."); latexmk's banner is no error."""
     log = tex_path.with_suffix(".log")
     text = log.read_text(errors="replace") if log.is_file() else stdout
-    errors = [line for line in text.splitlines() if line.startswith("!") or ":error" in line.lower()
-              or re.match(r"^\S+\.tex:\d+:", line)]
-    return (errors[0] if errors else text.strip().splitlines()[-1] if text.strip() else "no log")[:300] + \
-        f" (see {log.parent.name}/{log.name})"
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if _TEX_ERROR.match(line)), None)
+    if at is None:
+        shown = next((line for line in reversed(lines) if line.strip()), "no log")
+    else:
+        context = next((line.strip() for line in lines[at + 1:at + 12] if re.match(r"^l\.\d+ ", line)), "")
+        shown = lines[at].strip() + (f" ({context[:120]})" if context else "")
+    return shown[:300] + f" (see {log.parent.name}/{log.name})"

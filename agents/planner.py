@@ -28,6 +28,7 @@ from .outline.headings import content_words, validate_heading
 
 PROMPT_TITLES = 40  # paper titles shown to the planner: enough to ground it, small for 8k contexts
 DEMO_LINES = 30  # lines of each demonstration outline shown
+RELATED_SURVEYS = 8  # surveys of the knowledge base whose phrases count as the field's own for a topic
 
 
 def _demo_views(demos: list[dict], max_level: int) -> list[dict]:
@@ -69,12 +70,11 @@ def _demo_outlines(deps: GenerationDeps, query: str, k: int) -> tuple[list[dict]
 
 
 def gather_topic_context(state: dict, deps: GenerationDeps) -> dict:
-    """Retrieve P_R, keep its on-topic papers as memory M, and the demonstration outlines P_S."""
+    """Build P_R in rounds, keep its on-topic papers as memory M; fetch the demonstration outlines P_S."""
     if deps.corpus.count() == 0:
         raise UserError("the paper store is empty: run `surveygraph corpus ingest ...` first")
     topic = state["topic"]
-    hits = deps.corpus.search(topic, k=deps.settings.generation.outline_candidates, mode="hybrid", tre=False)
-    pool = topic_pool(topic, hits, deps)
+    pool = topic_pool(topic, deps)
     demos, fallback = _demo_outlines(deps, topic, k=3)
     update: dict = {"memory": pool.ids, "papers": pool.dumps, "demos": demos, "relevance": pool.record,
                     "shape": pool.shape, "fallbacks": pool.notes + ([fallback] if fallback else [])}
@@ -132,14 +132,38 @@ def _floor_record(node: str, n_kept: int, n: int, rejected: list[dict], *, item:
     return record
 
 
+def _knowledge(state: dict, deps: GenerationDeps, encode) -> tuple[dict[str, int], set[str], dict | None, dict]:
+    """From the outline knowledge base: how many human surveys use each phrase as a heading or
+    category, and the phrases of the surveys closest to the topic; the same-topic human survey is
+    never used (``generation.exclude_outlines``, matched by topic and title)."""
+    from ..retrieval.outline_kb import knowledge_base
+    from .outline.concepts import phrase_key
+
+    kb, note = knowledge_base(deps.settings)
+    if kb is None:
+        return {}, set(), None, {"kb": "none (build it with `surveygraph outlines build-kb`)"}
+    exclude = list(deps.settings.generation.exclude_outlines)
+    counts: dict[str, int] = {}
+    for phrase, n in kb.phrase_counts(exclude).items():
+        key = phrase_key(phrase)
+        if key:
+            counts[key] = counts.get(key, 0) + n
+    related = kb.related(encode([state["topic"]])[0], k=RELATED_SURVEYS, exclude=exclude)
+    phrases = {phrase_key(p) for survey, _ in related for p in survey.phrases()} - {""}
+    stats = {"kb_surveys": len(kb.surveys), "related_surveys": [s.title[:80] for s, _ in related]}
+    return counts, phrases, kb.background, stats | ({"kb_note": note} if note else {})
+
+
 def _outline_floor(state: dict, deps: GenerationDeps, ids: list[str], n_sections: int) -> tuple[list[dict], dict]:
     kept_ids, vectors, encode, stats = floor_inputs(deps.settings, ids, state.get("papers") or {})
+    counts, related, background, kb_stats = _knowledge(state, deps, encode)
     floor = build_outline_floor(state["topic"], kept_ids, state.get("papers") or {}, vectors,
                                 n_sections=n_sections, n_subsections=shape_of(state, deps)[1],
                                 demos=state.get("demos") or [], encode=encode, seed=deps.settings.generation.seed,
                                 topic_terms={w for c in (state.get("relevance") or {}).get("concepts", [])
-                                             for v in c.get("variants", []) for w in v.split() if w != "*"})
-    return floor, stats
+                                             for v in c.get("variants", []) for w in v.split() if w != "*"},
+                                kb_counts=counts, related=related, background=background)
+    return floor, stats | kb_stats
 
 
 def plan_sections(state: dict, deps: GenerationDeps) -> dict:

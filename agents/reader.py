@@ -93,7 +93,7 @@ def retrieve_candidates(queries: list[str], task: dict, deps: GenerationDeps) ->
     for query in queries:
         hits = deps.corpus.search(query, k=per_query, mode="hybrid", within_ids=within, tre=False)
         if within is None:  # store-wide (MR off): the pool's judge decides what is on topic
-            hits = on_topic(task.get("relevance"), hits, deps)
+            hits = on_topic(task["topic"], task.get("relevance"), hits, deps)
         for hit in hits:
             pid = hit.paper.paper_id
             if pid not in best or hit.score > best[pid].score:

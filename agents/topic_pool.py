@@ -1,40 +1,37 @@
-"""The topic's pool: which retrieved papers are about the topic, and how big a survey they make.
+"""The topic's pool: which papers of the store are about the topic, and how big a survey they make.
 
-Planning retrieves the candidate memory M for the topic; retrieval/relevance.py judges each
-candidate (lexical coverage of the topic's concepts, dense similarity to the topic and to the
-on-topic centroid; a model fitted on the labelled relevance set). Only kept papers become M, so
-every later step (outline, section memories, sub-query retrieval within M) sees on-topic papers
-only. The survey's shape follows what is kept: fewer on-topic papers, fewer subsections; too few,
-a clear stop instead of padding.
+Planning builds memory M with retrieval/literature_pool.py: rounds of retrieval (the topic, then
+sub-queries drawn from the kept papers' key phrases, then the kept papers' embedding neighbours),
+each candidate judged by retrieval/topic_judge.py (the topic's facets, the vocabulary learned from
+its confident papers, dense similarity; a model fitted on the corpus-wide labelled set). Only kept
+papers become M, so every later step sees on-topic papers only. The survey's shape follows what is
+kept: fewer on-topic papers, fewer subsections; fewer than MIN_ON_TOPIC, a clear stop that names
+what the store does hold near the topic.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-
-import numpy as np
+from functools import lru_cache
 
 from ..errors import UserError
-from ..memory import remember_papers
-from ..retrieval.relevance import PaperText, TopicConcept, judge_pool, keep_against
+from ..memory.store import paper_dump, remember_papers
+from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_literature_pool, key_phrases, rebuild_judge
+from ..retrieval.topic_judge import PaperRecord
 from .deps import GenerationDeps
-from .outline.vectors import memory_encoder
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
+SHORT_SURVEY = 40  # up to this many on-topic papers the survey says it is short, and why
 
 
 @dataclass
 class TopicPool:
-    ids: list[str]  # kept papers, in retrieval order
+    ids: list[str]  # kept papers, most probably on topic first
     dumps: dict[str, dict]
     record: dict  # for state['relevance'] and the manifest
     shape: dict  # {"sections", "subsections", "reason"}
     notes: list[dict] = field(default_factory=list)  # fallbacks to record (short survey, relevance off)
-
-
-def _paper_text(paper_id: str, dump: dict) -> PaperText:
-    return PaperText(paper_id, dump.get("title") or "", dump.get("abstract") or "")
 
 
 def survey_shape(kept: int, deps: GenerationDeps) -> dict:
@@ -51,37 +48,66 @@ def survey_shape(kept: int, deps: GenerationDeps) -> dict:
     return {"sections": sections, "subsections": subsections, "reason": reason}
 
 
-def topic_pool(topic: str, hits: list, deps: GenerationDeps) -> TopicPool:
-    """Judge the candidates ``hits`` (ranked) and keep the on-topic ones."""
-    ids, dumps = remember_papers(hits)
+def pool_options(deps: GenerationDeps) -> PoolOptions:
     settings = deps.settings.generation
-    if not settings.relevance:
-        shape = survey_shape(len(ids), deps)
-        return TopicPool(ids, dumps, {"enabled": False, "candidates": len(ids), "kept": len(ids)}, shape,
+    return PoolOptions(per_query=settings.pool_per_query, max_rounds=settings.pool_rounds, seed=settings.seed)
+
+
+def _dumps(ids: list[str], deps: GenerationDeps) -> dict[str, dict]:
+    return {p.paper_id: paper_dump(p) for p in deps.corpus.get(ids)}
+
+
+def _nearest_topics(pool: LiteraturePool) -> str:
+    """What the store holds near the topic: key phrases of the papers retrieved for it, with how
+    many of them use each."""
+    first = pool.rounds[0].candidates if pool.rounds else 0
+    texts = [title for title, _ in list(pool.texts.values())[:first]]
+    phrases = key_phrases(texts, [], 5) if texts else []
+    counts = [(p, sum(p in t.lower() for t in texts)) for p in phrases]
+    return "; ".join(f"{p!r} ({n} papers)" for p, n in counts if n) or "nothing with a shared theme"
+
+
+def topic_pool(topic: str, deps: GenerationDeps, *, on_progress=None) -> TopicPool:
+    """Build memory M for ``topic``: the on-topic papers of the store, found in rounds."""
+    settings = deps.settings.generation
+    if not settings.relevance:  # the ablation: the topic's nearest candidates, none judged
+        hits = deps.corpus.search(topic, k=settings.outline_candidates, mode="hybrid", tre=False)
+        ids, dumps = remember_papers(hits)
+        return TopicPool(ids, dumps, {"enabled": False, "candidates": len(ids), "kept": len(ids)},
+                         survey_shape(len(ids), deps),
                          [{"node": "gather_topic_context", "reason": "relevance filter off "
                            "(generation.relevance=false): every retrieved candidate enters the pool"}])
-    encode = memory_encoder(deps.settings)
-    judgment = judge_pool(topic, [_paper_text(i, dumps[i]) for i in ids], encode, deps.corpus.document_frequency,
-                          deps.corpus.count())
-    kept = judgment.kept_ids()
-    span = deps.corpus.year_span() if hasattr(deps.corpus, "year_span") else None
-    record = {"enabled": True, **judgment.summary(), "corpus": {"papers": deps.corpus.count(),
-                                                                "years": list(span) if span else None},
-              "reference": {"centroid": [round(float(x), 5) for x in judgment.features.centroid],
-                            "topic_vector": [round(float(x), 5) for x in judgment.features.topic_vector]}}
-    concepts = " + ".join(c["phrase"] for c in record["concepts"])
-    if len(kept) < MIN_ON_TOPIC:
+    pool = build_literature_pool(topic, deps.corpus, options=pool_options(deps), on_round=on_progress)
+    estimate = pool.estimate
+    facets = " + ".join(f.phrase for f in pool.judge.facets)
+    if len(pool.kept) < MIN_ON_TOPIC:
         raise UserError(
-            f"the paper store holds too little on {topic!r}: {len(kept)} of the {len(ids)} closest papers are "
-            f"about it (concepts read from the topic: {concepts}). Ingest papers on the topic "
-            "(`surveygraph corpus fetch arxiv ...` or `corpus ingest`) or name the topic as its literature does")
+            f"the paper store holds too little on {topic!r}: {len(pool.kept)} of {len(pool.probability)} candidates "
+            f"found in {len(pool.rounds)} round(s) are about it (an estimated {estimate['on_topic']:.0f} in the "
+            f"whole store; facets read from the topic: {facets}). Nearest themes the store does hold: "
+            f"{_nearest_topics(pool)}. Ingest papers on the topic (`surveygraph corpus fetch arxiv ...` or "
+            "`corpus ingest`) or name the topic as its literature does")
+    kept = pool.kept[: settings.memory_limit]
+    span = deps.corpus.year_span() if hasattr(deps.corpus, "year_span") else None
+    record = {"enabled": True, **pool.record(), "memory": len(kept),
+              "probability": {i: round(pool.probability[i], 4) for i in kept},
+              "corpus": {"papers": deps.corpus.count(), "years": list(span) if span else None},
+              # what the judge needs to be rebuilt for store-wide reads (MR off): it is deterministic
+              "judge_seeds": pool.seed_ids, "options": pool_options(deps).__dict__,
+              # older readers of the record (the outline floor's topic words)
+              "concepts": [{"phrase": f.phrase, "variants": [form for u in f.units for form in u.forms]}
+                           for f in pool.judge.facets]}
     shape = survey_shape(len(kept), deps)
     notes = []
-    if shape["reason"] != "as configured":
-        notes.append({"node": "gather_topic_context", "reason": f"short survey: only {len(kept)} of {len(ids)} "
-                      f"candidates are on topic; {shape['sections']} section(s) x {shape['subsections']} "
+    if len(pool.kept) <= SHORT_SURVEY or shape["reason"] != "as configured":
+        notes.append({"node": "gather_topic_context", "reason": f"short survey: {len(pool.kept)} on-topic papers found "
+                      f"in {len(pool.probability)} candidates (an estimated {estimate['on_topic']:.0f} in the whole "
+                      f"store of {estimate['store']}); {shape['sections']} section(s) x {shape['subsections']} "
                       "subsection(s) instead of padding with off-topic papers"})
-    return TopicPool(kept, {pid: dumps[pid] for pid in kept}, record, shape, notes)
+    if len(pool.kept) > len(kept):
+        notes.append({"node": "gather_topic_context", "reason": f"memory M holds the {len(kept)} most probable of "
+                      f"{len(pool.kept)} on-topic papers (generation.memory_limit)"})
+    return TopicPool(kept, _dumps(kept, deps), record, shape, notes)
 
 
 def shape_of(state: dict, deps: GenerationDeps) -> tuple[int, int]:
@@ -91,15 +117,21 @@ def shape_of(state: dict, deps: GenerationDeps) -> tuple[int, int]:
     return int(shape.get("sections") or settings.sections), int(shape.get("subsections") or settings.subsections)
 
 
-def on_topic(record: dict | None, hits: list, deps: GenerationDeps) -> list:
-    """``hits`` found after planning (store-wide reads) that the pool's judge keeps; ``record`` is
-    the run's relevance record (state['relevance'])."""
+@lru_cache(maxsize=4)
+def _judge_for(topic: str, seeds: tuple[str, ...], options: tuple, corpus_key: int, corpus) -> object:
+    return rebuild_judge(topic, list(seeds), corpus, options=PoolOptions(**dict(options)))
+
+
+def on_topic(topic: str, record: dict | None, hits: list, deps: GenerationDeps) -> list:
+    """``hits`` found after planning (store-wide reads, MR off) that the pool's judge keeps;
+    ``record`` is the run's relevance record (state['relevance'])."""
     record = record or {}
-    reference = record.get("reference")
-    if not record.get("enabled") or not reference or not hits:
+    if not record.get("enabled") or not record.get("judge_seeds") or not hits:
         return hits
-    keep = keep_against([TopicConcept.from_dict(c) for c in record["concepts"]], np.array(reference["topic_vector"]),
-                        np.array(reference["centroid"]),
-                        [PaperText(h.paper.paper_id, h.paper.title, h.paper.abstract or "") for h in hits],
-                        memory_encoder(deps.settings))
+    judge = _judge_for(topic, tuple(record["judge_seeds"]), tuple(sorted(record["options"].items())),
+                       id(deps.corpus), deps.corpus)
+    vectors = deps.corpus.vectors([h.paper.paper_id for h in hits])
+    records = [PaperRecord(h.paper.paper_id, h.paper.title, h.paper.abstract or "", vectors.get(h.paper.paper_id))
+               for h in hits]
+    keep = judge.probability(records) >= float(record["threshold"])
     return [h for h, k in zip(hits, keep) if k]

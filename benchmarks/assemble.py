@@ -10,8 +10,34 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["sources", "retrieval", "llm", "generation", "relevance", "session8_generation", "session10_generation", "session12_generation", "offline_floor", "parsers", "evaluation", "validity",
-         "quality", "quality_meaning", "quality_meaning_readings", "quality_v5", "quality_v6", "quality_limits", "judges", "reliability", "reliability_inputs", "scale", "protocols"]
+# One area a line, so that branches adding areas merge without conflicts.
+ORDER = [
+    "sources",
+    "retrieval",
+    "llm",
+    "generation",
+    "relevance",
+    "session8_generation",
+    "session10_generation",
+    "session12_generation",
+    "outline_taxonomy",
+    "offline_floor",
+    "parsers",
+    "evaluation",
+    "validity",
+    "quality",
+    "quality_meaning",
+    "quality_meaning_readings",
+    "quality_v5",
+    "quality_v6",
+    "quality_limits",
+    "judges",
+    "reliability",
+    "reliability_inputs",
+    "faults_data",
+    "scale",
+    "protocols",
+]
 
 
 def demote(markdown: str) -> str:

@@ -1,13 +1,23 @@
-"""Fit and check the relevance model on the labelled set, leave-one-topic-out.
+"""Fit and check the topic judge on the corpus-wide labelled set, leave-one-topic-out.
 
-    python benchmarks/relevance_bench.py --home <data home with the shared corpus ingested> [--write]
+    python benchmarks/relevance_bench.py --home <data home with the shared corpus ingested> \
+        [--labels tests/data/relevance_corpus_labels.jsonl] [--iterations 1] [--write] [--topics A,B]
 
-For every labelled topic the hybrid retriever ranks the corpus as generation does (the first 300
-are the candidate memory M); features come from retrieval/relevance.py. Each topic is held out in
-turn: the model is fitted on the other topics, its threshold chosen on them (weighted F0.5), and the
-held-out topic's pool precision and recall are estimated with the labelling's sampling weights
-(ranks 1-60 all labelled, 61-300 a random 80, 301-1000 a random 30). ``--write`` fits on all topics
-and writes retrieval/relevance_model.json with this record.
+The labels were drawn from strata that cover the whole corpus (benchmarks/relevance_sample.py), so
+inverse-probability weights (stratum size / sampled) estimate precision and *corpus-wide* recall of
+the pool that generation builds (retrieval/literature_pool.py):
+
+1. Every topic's round-0 judge (vocabulary learned from the title seeds; no model involved) gives
+   features for its labelled papers; model M0 is fitted on the other topics (threshold: the lowest
+   cut with weighted precision >= 0.9 on them).
+2. Each iteration builds every topic's full pool with the model fitted without it, reads the final
+   judge's features of the labelled papers, and refits leave-one-topic-out on those.
+3. The held-out topic's pool, built with its leave-one-out model, is scored: precision = weighted
+   share of kept labelled papers that are on topic; recall = weighted share of on-topic labelled
+   papers that were kept (papers never retrieved count as missed). 95% intervals by bootstrap
+   within strata; the mean's interval by bootstrap over the per-topic replicates.
+
+``--write`` fits on every topic (last iteration's features) and writes retrieval/relevance_model.json.
 """
 
 from __future__ import annotations
@@ -24,12 +34,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import REPO_ROOT, load_average, offline_env  # noqa: E402
 
-LABELS = REPO_ROOT / "tests" / "data" / "relevance_labels.jsonl"
-POOL = 300  # generation.outline_candidates: the candidate memory M
-STRATUM_SIZE = {"top": 60, "pool": 240, "deep": 700}
+LABELS = REPO_ROOT / "tests" / "data" / "relevance_corpus_labels.jsonl"
+OLD_STRATUM_SIZE = {"top": 60, "pool": 240, "deep": 700}  # the session-7 set (tests/data/relevance_labels.jsonl)
+MIN_PRECISION = 0.9
+BOOTSTRAP = 1000
 
 
-def load_labels(path: Path = LABELS) -> dict[str, list[dict]]:
+def load_labels(path: Path) -> dict[str, list[dict]]:
     by_topic: dict[str, list[dict]] = defaultdict(list)
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -38,119 +49,145 @@ def load_labels(path: Path = LABELS) -> dict[str, list[dict]]:
     return dict(by_topic)
 
 
-def sampling_weights(rows: list[dict]) -> np.ndarray:
-    counts = defaultdict(int)
+def weights_of(rows: list[dict]) -> np.ndarray:
+    sampled = defaultdict(int)
     for r in rows:
-        counts[r["stratum"]] += 1
-    return np.array([STRATUM_SIZE[r["stratum"]] / counts[r["stratum"]] for r in rows])
+        sampled[r["stratum"]] += 1
+    return np.array([(r.get("stratum_size") or OLD_STRATUM_SIZE[r["stratum"]]) / sampled[r["stratum"]] for r in rows])
 
 
-def topic_features(topic: str, rows: list[dict], corpus, encode) -> tuple[np.ndarray, dict]:
-    """Feature rows for the labelled papers of ``topic`` (in label order) and the pool judgment."""
-    from surveygraph.retrieval.relevance import PaperText, pool_features, topic_pool_features
-
-    hits = corpus.search(topic, k=1000, mode="hybrid", tre=False)
-    papers = [PaperText(h.paper.paper_id, h.paper.title, h.paper.abstract or "") for h in hits]
-    by_id = {(h.paper.arxiv_id or h.paper.paper_id): (i, p) for i, (h, p) in enumerate(zip(hits, papers))}
-    pool = topic_pool_features(topic, papers[:POOL], encode, corpus.document_frequency, corpus.count())
-    key_of = {p.paper_id: key for key, (_, p) in by_id.items()}
-    pool_rows = {key_of[pid]: row for pid, row in zip(pool.ids, pool.matrix)}
-    deep = [by_id[r["arxiv_id"]][1] for r in rows if r["arxiv_id"] not in pool_rows]
-    if deep:
-        later = pool_features(deep, encode([p.text for p in deep]), pool.topic_vector, pool.concepts,
-                              centroid=pool.centroid)
-        pool_rows.update(zip((key_of[pid] for pid in later.ids), later.matrix))
-    for r in rows:  # the labels were drawn from this same ranking
-        assert by_id[r["arxiv_id"]][0] + 1 == r["rank"], (topic, r["arxiv_id"])
-    return np.array([pool_rows[r["arxiv_id"]] for r in rows]), {
-        "concepts": [c.to_dict() for c in pool.concepts]}
+def paper_key(arxiv_id: str) -> str:
+    return arxiv_id if arxiv_id.startswith("arxiv:") else f"arxiv:{arxiv_id}"
 
 
-def pool_metrics(keep: np.ndarray, labels: np.ndarray, weights: np.ndarray, in_pool: np.ndarray) -> dict:
-    """Weighted precision / recall of the kept pool within M (ranks 1-300)."""
-    k, y, w = keep[in_pool], labels[in_pool], weights[in_pool]
-    tp = float(w[k & (y == 1)].sum())
-    kept = float(w[k].sum())
+def labelled_features(judge, rows: list[dict], corpus) -> np.ndarray:
+    from surveygraph.retrieval.topic_judge import PaperRecord
+
+    ids = [paper_key(r["arxiv_id"]) for r in rows]
+    texts, vectors = corpus.texts(ids), corpus.vectors(ids)
+    records = [PaperRecord(i, *texts.get(i, ("", "")), vectors.get(i)) for i in ids]
+    return judge.features(records)
+
+
+def metrics(kept: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    tp = float(w[kept & (y == 1)].sum())
+    precision = tp / float(w[kept].sum()) if kept.any() else float("nan")
     relevant = float(w[y == 1].sum())
-    precision = tp / kept if kept else float("nan")
-    recall = tp / relevant if relevant else float("nan")
-    return {"precision": precision, "recall": recall, "kept": kept, "relevant": relevant}
+    return precision, (tp / relevant if relevant else float("nan"))
+
+
+def bootstrap(kept: np.ndarray, y: np.ndarray, w: np.ndarray, strata: np.ndarray, rng) -> np.ndarray:
+    """(BOOTSTRAP x 2) precision/recall replicates, rows resampled within their stratum."""
+    groups = [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    out = np.empty((BOOTSTRAP, 2))
+    for b in range(BOOTSTRAP):
+        pick = np.concatenate([rng.choice(g, len(g)) for g in groups])
+        out[b] = metrics(kept[pick], y[pick], w[pick])
+    return out
+
+
+def fit_without(held: str, features: dict, data: dict):
+    from surveygraph.retrieval.topic_judge import best_threshold, fit_model
+
+    train = [t for t in features if t != held]
+    x = np.vstack([features[t] for t in train])
+    y = np.concatenate([data[t]["y"] for t in train])
+    w = np.concatenate([data[t]["w"] for t in train])
+    model = fit_model(x, y, w)
+    cut = best_threshold(model.probability(x), y, w, min_precision=MIN_PRECISION)
+    return fit_model(x, y, w, threshold=cut)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--home", required=True, help="data home with the shared corpus ingested")
-    parser.add_argument("--write", action="store_true", help="fit on all topics and write relevance_model.json")
-    parser.add_argument("--beta", type=float, default=0.5)
-    parser.add_argument("--features", default="", help="comma list: fit only these features (variants)")
+    parser.add_argument("--home", required=True)
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--iterations", type=int, default=1)
+    parser.add_argument("--topics", default="")
+    parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     offline_env()
     import os
 
     os.environ["SURVEYGRAPH_HOME"] = args.home
     from surveygraph.retrieval.corpus import Corpus
-    from surveygraph.retrieval.embeddings import get_embedder
-    from surveygraph.retrieval.relevance import FEATURES, best_threshold, fit_model
-    from surveygraph.settings import Settings
+    from surveygraph.retrieval.literature_pool import build_literature_pool, round_zero_judge
+    from surveygraph.retrieval.topic_judge import FEATURES, best_threshold, fit_model
+    from surveygraph.settings import load_settings
 
-    settings = Settings()
-    corpus = Corpus(settings)
-    embedder = get_embedder(settings.with_embedding_model(settings.store.outline_embedding_model))
-    encode = lambda texts: np.asarray(embedder.encode(list(texts)), dtype=float)  # noqa: E731
+    corpus = Corpus(load_settings())
     started = time.perf_counter()
-    labels = load_labels()
-    data = {}
-    for topic, rows in labels.items():
-        matrix, info = topic_features(topic, rows, corpus, encode)
-        data[topic] = (matrix, np.array([r["label"] for r in rows]), sampling_weights(rows),
-                       np.array([r["stratum"] != "deep" for r in rows]), info)
-    columns = [FEATURES.index(f) for f in args.features.split(",")] if args.features else list(range(len(FEATURES)))
-    table, pooled = [], defaultdict(list)
-    for held in data:
-        train = [t for t in data if t != held]
-        x = np.vstack([data[t][0][:, columns] for t in train])
-        y = np.concatenate([data[t][1] for t in train])
-        w = np.concatenate([data[t][2] for t in train])
-        model = fit_model(x, y)
-        in_pool = np.concatenate([data[t][3] for t in train])
-        cut = best_threshold(model.probability(x)[in_pool], y[in_pool], w[in_pool], beta=args.beta)
-        mx, my, mw, mpool, info = data[held]
-        keep = model.probability(mx[:, columns]) >= cut
-        m = pool_metrics(keep, my, mw, mpool)
-        everything = pool_metrics(np.ones_like(keep), my, mw, mpool)
-        table.append({"topic": held, "threshold": round(cut, 3), **{k: round(v, 3) for k, v in m.items()},
-                      "base_precision": round(everything["precision"], 3),
-                      "concepts": [c["variants"] for c in info["concepts"]]})
-        for key in ("precision", "recall"):
-            pooled[key].append(m[key])
-    print(f"# relevance LOTO ({len(data)} topics, features {[FEATURES[c] for c in columns]}, beta {args.beta}); "
-          f"{time.perf_counter() - started:.0f} s; {load_average()}")
-    print("| held-out topic | kept of M (est.) | on-topic in M (est.) | precision | recall | M precision before |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for row in table:
-        print(f"| {row['topic']} | {row['kept']:.0f} | {row['relevant']:.0f} | {row['precision']:.3f} | "
-              f"{row['recall']:.3f} | {row['base_precision']:.3f} |")
-    print(f"| **mean** | | | **{np.nanmean(pooled['precision']):.3f}** | **{np.nanmean(pooled['recall']):.3f}** | "
-          f"{np.mean([r['base_precision'] for r in table]):.3f} |")
-    for row in table:
-        print(f"  {row['topic']}: concepts {row['concepts']}")
+    labels = load_labels(args.labels)
+    if args.topics:
+        labels = {t: labels[t] for t in args.topics.split(",")}
+    data = {t: {"rows": rows, "y": np.array([r["label"] for r in rows]), "w": weights_of(rows),
+                "strata": np.array([r["stratum"] for r in rows]),
+                "ids": [paper_key(r["arxiv_id"]) for r in rows]} for t, rows in labels.items()}
+    # 1. round-0 features (the judge depends on the seeds only; the model below is not used to judge)
+    features = {}
+    for topic in data:
+        features[topic] = labelled_features(round_zero_judge(topic, corpus), data[topic]["rows"], corpus)
+    models = {t: fit_without(t, features, data) for t in data}
+    print(f"round-0 features for {len(data)} topics in {time.perf_counter() - started:.0f} s", flush=True)
+    # 2. iterations: full pools with the held-out model, features of their final judge
+    pools = {}
+    for iteration in range(args.iterations):
+        for topic in data:
+            pools[topic] = build_literature_pool(topic, corpus, model=models[topic])
+            features[topic] = labelled_features(pools[topic].judge, data[topic]["rows"], corpus)
+        models = {t: fit_without(t, features, data) for t in data}
+        print(f"iteration {iteration + 1} in {time.perf_counter() - started:.0f} s", flush=True)
+    # 3. the held-out pools, built with the held-out models, scored
+    rng = np.random.default_rng(28)
+    table, replicates = [], []
+    for topic, d in data.items():
+        pool = build_literature_pool(topic, corpus, model=models[topic])
+        kept_set = set(pool.kept)
+        kept = np.array([i in kept_set for i in d["ids"]])
+        precision, recall = metrics(kept, d["y"], d["w"])
+        reps = bootstrap(kept, d["y"], d["w"], d["strata"], rng)
+        replicates.append(reps)
+        lo, hi = np.nanpercentile(reps, [2.5, 97.5], axis=0)
+        table.append({"topic": topic, "kept": len(pool.kept), "candidates": len(pool.probability),
+                      "rounds": len(pool.rounds), "estimate": pool.estimate["on_topic"],
+                      "labelled_on_topic": round(float(d["w"][d["y"] == 1].sum()), 1),
+                      "precision": precision, "recall": recall, "p_ci": (lo[0], hi[0]), "r_ci": (lo[1], hi[1]),
+                      "seconds": round(sum(r.seconds for r in pool.rounds), 1), "seed_rule": pool.seed_rule,
+                      "facets": [[u.phrase for u in f.units] for f in pool.judge.facets]})
+    means = np.nanmean(np.stack(replicates), axis=0)  # per replicate, the mean over topics
+    mean_lo, mean_hi = np.nanpercentile(means, [2.5, 97.5], axis=0)
+    print(f"\n# topic judge, leave-one-topic-out ({len(data)} topics, {sum(len(d['y']) for d in data.values())} "
+          f"labels, {args.iterations} iteration(s)); {time.perf_counter() - started:.0f} s; {load_average()}\n")
+    print("| held-out topic | kept | candidates | rounds | est. on topic (corpus) | labelled estimate | precision [95%] "
+          "| corpus-wide recall [95%] | pool s |")
+    print("|---|---:|---:|---:|---:|---:|---|---|---:|")
+    for r in table:
+        print(f"| {r['topic']} | {r['kept']} | {r['candidates']} | {r['rounds']} | {r['estimate']:.0f} | "
+              f"{r['labelled_on_topic']:.0f} | {r['precision']:.3f} [{r['p_ci'][0]:.2f}, {r['p_ci'][1]:.2f}] | "
+              f"{r['recall']:.3f} [{r['r_ci'][0]:.2f}, {r['r_ci'][1]:.2f}] | {r['seconds']} |")
+    print(f"| **mean** | | | | | | **{np.nanmean([r['precision'] for r in table]):.3f}** [{mean_lo[0]:.2f}, "
+          f"{mean_hi[0]:.2f}] | **{np.nanmean([r['recall'] for r in table]):.3f}** [{mean_lo[1]:.2f}, "
+          f"{mean_hi[1]:.2f}] | |")
+    for r in table:
+        print(f"  {r['topic']}: facets {r['facets']}; seeds: {r['seed_rule']}")
     if args.write:
-        x = np.vstack([data[t][0][:, columns] for t in data])
-        y = np.concatenate([data[t][1] for t in data])
-        w = np.concatenate([data[t][2] for t in data])
-        in_pool = np.concatenate([data[t][3] for t in data])
-        model = fit_model(x, y)
-        cut = best_threshold(model.probability(x)[in_pool], y[in_pool], w[in_pool], beta=args.beta)
-        record = {"labels": "tests/data/relevance_labels.jsonl", "n_labels": int(len(y)), "topics": sorted(data),
-                  "threshold_rule": f"weighted F{args.beta} on ranks 1-300",
-                  "loto": {"precision": round(float(np.nanmean(pooled["precision"])), 3),
-                           "recall": round(float(np.nanmean(pooled["recall"])), 3),
-                           "per_topic": [{k: row[k] for k in ("topic", "precision", "recall")} for row in table]},
+        x = np.vstack([features[t] for t in data])
+        y = np.concatenate([data[t]["y"] for t in data])
+        w = np.concatenate([data[t]["w"] for t in data])
+        cut = best_threshold(fit_model(x, y, w).probability(x), y, w, min_precision=MIN_PRECISION)
+        record = {"labels": str(args.labels.relative_to(REPO_ROOT)) if args.labels.is_relative_to(REPO_ROOT)
+                  else str(args.labels), "n_labels": int(len(y)), "topics": sorted(data),
+                  "threshold_rule": f"lowest cut with weighted precision >= {MIN_PRECISION} on all topics",
+                  "iterations": args.iterations,
+                  "loto": {"precision": round(float(np.nanmean([r["precision"] for r in table])), 3),
+                           "recall": round(float(np.nanmean([r["recall"] for r in table])), 3),
+                           "per_topic": [{"topic": r["topic"], "precision": round(r["precision"], 3),
+                                          "recall": round(r["recall"], 3)} for r in table]},
                   "command": "python benchmarks/relevance_bench.py --home <home> --write"}
-        final = fit_model(x, y, threshold=cut, record=record)
+        final = fit_model(x, y, w, threshold=cut, record=record)
         out = REPO_ROOT / "retrieval" / "relevance_model.json"
         out.write_text(json.dumps(final.to_dict(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {out.relative_to(REPO_ROOT)} (threshold {cut:.3f})")
+        print(f"wrote {out.relative_to(REPO_ROOT)} (threshold {cut:.3f}; features {list(FEATURES)})")
 
 
 if __name__ == "__main__":

@@ -45,8 +45,9 @@ def _print_ingest_report(report) -> None:
         console.print(f"repaired: {report.repaired} papers an interrupted ingest had left out of the "
                       f"vector store or the search index were added", highlight=False)
     if report.invalid_fields:
-        console.print(f"[yellow]warning:[/] {report.invalid_fields} papers kept with an invalid identifier dropped "
-                      "(arXiv id, DOI, category or year not in its format)", highlight=False)
+        console.print(f"[yellow]warning:[/] {report.invalid_fields} papers kept with an invalid field dropped "
+                      "(arXiv id, DOI, category not in its format; a year or date before 1900 or after today)",
+                      highlight=False)
         for reason in [r for r in report.reasons if "dropped invalid" in r][:3]:
             console.print(f"  {reason}", highlight=False, markup=False)
     if report.skipped_lines:
@@ -82,6 +83,9 @@ def ingest(
         console.print(f"[bold red]error:[/] {report.truncated}; the {report.added} new papers read before "
                       f"it were added", highlight=False)
         raise typer.Exit(EXIT_INCOMPLETE_INPUT)
+    if report.read == 0:  # an empty file, or not one valid record: nothing to add is not a success
+        first = f" (first: {report.reasons[0]})" if report.reasons else ""
+        raise UserError(f"no valid paper record in {path}: {report.skipped} skipped{first}; nothing was added")
 
 
 def _interrupted_ingest(settings, path: Path) -> None:
@@ -180,11 +184,15 @@ def repair(
     corpus = Corpus(get_settings(ctx), notify=_notify)
     before = corpus.repair(progress=True, rebuild_chroma=rebuild_chroma)
     after = corpus.check()
+    for action in before.actions:
+        console.print(f"repaired: {action}", highlight=False, markup=False)
+    chroma_before = before.chroma_note if before.chroma is None else before.chroma
+    chroma_after = after.chroma_note if after.chroma is None else after.chroma
     console.print(
-        f"before: papers {before.papers}, search index {before.index}, chroma {before.chroma}; "
+        f"before: papers {before.papers}, search index {before.index}, chroma {chroma_before}; "
         f"added {len(before.missing_from_index)} to the index and {len(before.missing_from_chroma)} to chroma, "
         f"removed {len(before.extra_in_index)} + {len(before.extra_in_chroma)} without a paper record; "
-        f"now: papers {after.papers}, search index {after.index}, chroma {after.chroma}", highlight=False)
+        f"now: papers {after.papers}, search index {after.index}, chroma {chroma_after}", highlight=False, markup=False)
     if not after.consistent:
         raise typer.Exit(1)
 

@@ -60,7 +60,7 @@ def _check_store(settings) -> str:
     from ..retrieval.corpus import Corpus
 
     check = Corpus(settings, notify=lambda m: console.print(m, highlight=False, markup=False)).check()
-    chroma = "not opened (read-only home)" if check.chroma is None else str(check.chroma)
+    chroma = check.chroma_note if check.chroma is None else str(check.chroma)
     counts = f"papers {check.papers}, search index {check.index}, chroma {chroma}"
     if not check.consistent:
         gaps = [f"{len(ids)} {what}" for what, ids in (

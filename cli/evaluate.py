@@ -71,8 +71,8 @@ def evaluate_command(
     rescale_maxsim: Optional[bool] = typer.Option(None, "--rescale-maxsim/--no-rescale-maxsim", help="Divide τ-MaxSim by (1-τ)."),
 ) -> None:
     """Score one survey draft: structure, citation integrity, coverage, alignment, similarity, judges."""
-    from ..evaluation.inputs import require_survey
-    from ..evaluation.parsers import default_topic, parse_survey
+    from ..evaluation.inputs import read_survey
+    from ..evaluation.parsers import default_topic
     from ..evaluation.report import render_report
     from ..evaluation.scoring import evaluate_survey
 
@@ -94,9 +94,9 @@ def evaluate_command(
     settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim, judge_llm)
     if judge_names:
         _print_judge_estimate(1 + (human is not None), judge_names, settings)
-    survey = require_survey(parse_survey(draft), draft)
+    survey = read_survey(draft, "DRAFT")
     survey.topic = topic or default_topic(survey, draft)
-    human_survey = require_survey(parse_survey(human), human) if human is not None else None
+    human_survey = read_survey(human, "--human") if human is not None else None
     if human_survey is not None:
         human_survey.topic = survey.topic
     with console.status(f"evaluating {draft.name}") as status:

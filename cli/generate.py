@@ -184,20 +184,17 @@ def _run_graph(call, settings=None):
 
 
 def _maybe_pdf(result, wanted: bool) -> None:
-    """--pdf: compile the exported survey.tex; a missing TeX or a failed build is reported, and the
-    survey (already written) stands."""
+    """--pdf: compile the exported survey.tex; a missing TeX or a failed build is one error line
+    (TeX's own) and a non-zero exit, and the survey (already written) stands."""
     tex = result.run_dir / "survey.tex"
     if not wanted or not tex.is_file():
         return
-    from rich.markup import escape
-
     from ..agents.latex_document import compile_pdf
 
     try:
         pdf = compile_pdf(tex)
-    except UserError as exc:
-        console.print(f"[yellow]pdf:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        return
+    except UserError as exc:  # the survey stands; the PDF asked for does not: say TeX's error, exit non-zero
+        fail(f"pdf: {exc}", exc.exit_code)
     out.print(str(pdf), soft_wrap=True, highlight=False)
 
 
@@ -278,6 +275,10 @@ def register(app: typer.Typer) -> None:
             raise UserError("--rerun-section needs --resume RUN_ID (the finished run to start from)")
         _existing_file(bench_refs, "bench refs file")
         _existing_file(human, "human survey")
+        if human is not None:  # a binary, endless or empty --human would score 0 everywhere, silently
+            from ..evaluation.inputs import read_survey
+
+            read_survey(human, "--human")
         from ..evaluation.judges import JUDGE_NAMES
 
         judge_names = split_list(judges, JUDGE_NAMES, "judge")

@@ -64,7 +64,32 @@ def search(
                 out.print(f"     {escape(entry.title)}", highlight=False)
 
 
+def build_kb(
+    ctx: typer.Context,
+    paths: list[Path] = typer.Argument(None, help="Human outlines to mine: Markdown surveys, folders of them or "
+                                       "outlines.json files. Default: the shared data's SurveyBench and "
+                                       "ASG-Bench human surveys, when present."),
+) -> None:
+    """Build the outline knowledge base: headings of human outlines and the taxonomies stated in the
+    abstracts of the paper store's surveys, which planning uses to name a topic's sections."""
+    try:
+        from ..retrieval.outline_kb import KB_FILE, build_kb as build, default_sources
+
+        settings = get_settings(ctx)
+        require_writable_home(settings, "outlines build-kb")
+        sources = list(paths or []) or default_sources()
+        with console.status(f"mining {len(sources)} outline source(s) and the survey papers of the store ..."):
+            summary = build(settings, sources)
+    except UserError as exc:
+        fail(str(exc))
+    out.print(f"outline knowledge base {settings.home / KB_FILE}: {summary['outlines']} human outlines "
+              f"({summary['headings']} headings), {summary['abstracts']} survey abstracts "
+              f"({summary['abstracts_with_taxonomy']} stating a taxonomy, {summary['taxonomy_items']} categories), "
+              f"background phrase counts from {summary['background_papers']} papers", highlight=False)
+
+
 def register(outlines_app: typer.Typer) -> None:
     """Add the outline DB commands."""
     outlines_app.command("ingest")(ingest)
     outlines_app.command("search")(search)
+    outlines_app.command("build-kb")(build_kb)

@@ -18,7 +18,7 @@ from ..agents.exporter import new_run_dir
 from ..errors import UserError
 from ..evaluation.coverage import input_coverage, load_bench_refs
 from ..models import Paper, Reference
-from ..retrieval.relevance import load_labels
+from ..retrieval.topic_judge import load_labels
 from ..settings import Settings
 from .runner import RunResult, UpdateCallback, start_run
 

@@ -60,8 +60,8 @@ class GenerationState(TypedDict, total=False):
     papers: Annotated[dict[str, dict], merge_dicts]  # paper_id -> Paper.model_dump(mode="json")
     memory: list[str]  # M: on-topic paper ids retrieved for the topic (P_R)
     section_memory: Annotated[dict[str, list[str]], merge_dicts]  # section id -> M_i
-    # retrieval/relevance.py's judgment of the candidates: concepts, kept/candidates, threshold,
-    # the excluded ids and the reference (topic vector, on-topic centroid) for later reads
+    # the pool's record (agents/topic_pool.py): facets, rounds, candidates/kept, threshold, estimate,
+    # kept probabilities and the seeds the judge learned from (to judge store-wide reads the same way)
     relevance: dict
     shape: dict  # {"sections", "subsections", "reason"}: what the on-topic pool can fill
     outline_floor: list[dict]  # the deterministic outline (clusters of M); used unless the model's is valid

@@ -24,12 +24,13 @@ from ..models import Paper, ScoredPaper
 from ..settings import Settings
 from .embeddings import Embedder, embedder_id, get_embedder, get_model
 from .hybrid import ranks_by_retriever, reciprocal_rank_fusion
+from .damage import IndexDamaged
 from .locking import StoreWriteLock, home_is_writable, running_writer
 from .corpus_ingest import CorpusIngest, IngestReport, StoreCheck  # noqa: F401 - IngestReport re-exported
 from .paper_table import PaperTable
 from .segments import AnnConfig
-from .snapshot import IndexConfig, IndexSnapshot
-from .store import PaperCollection
+from .snapshot import IndexConfig, IndexSnapshot, recorded_model
+from .store import PaperCollection, mirror_on
 from .tre import temporal_rerank
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
@@ -68,9 +69,13 @@ class Corpus(CorpusIngest):
         return self.settings.store.chroma_url or str(self._store_dir)
 
     def _stored_model(self) -> str | None:
-        if self.snapshot is not None:
-            return self.snapshot.model
-        if self._chroma is not None or (self._store_dir / "chroma").is_dir():
+        try:
+            if self.snapshot is not None:
+                return self.snapshot.model
+        except IndexDamaged:  # searches say so; `corpus repair` rebuilds it with the model it had
+            self._snapshot_loaded = False
+            return recorded_model(self._store_dir)
+        if mirror_on(self.settings) and (self._chroma is not None or (self._store_dir / "chroma").is_dir()):
             if not home_is_writable(self._store_dir):
                 return None  # an old-layout store on a read-only home: searching it says what to do
             with self._lock:  # embedded Chroma is opened by one process at a time
@@ -144,6 +149,9 @@ class Corpus(CorpusIngest):
     def check(self) -> StoreCheck:
         """Counts and id differences of the three stores. Chroma is read under the write lock (it
         waits for a running ingest); on a read-only home it is not opened."""
+        if not mirror_on(self.settings):
+            self._reload()
+            return self._check_locked(chroma=False)
         if not home_is_writable(self._store_dir) and not self.settings.store.chroma_url:
             return self._check_locked(chroma=False)
         with self._lock:
@@ -154,8 +162,10 @@ class Corpus(CorpusIngest):
         sql = set(self._papers.ids())
         index = set(self.snapshot.ids) if self.snapshot is not None else set()
         stored = self.collection.all_ids() if chroma else None
+        note = "" if chroma else ("off (store.chroma_mirror)" if not mirror_on(self.settings)
+                                  else "not opened (read-only home)")
         return StoreCheck(
-            papers=len(sql), index=len(index), chroma=None if stored is None else len(stored),
+            papers=len(sql), index=len(index), chroma=None if stored is None else len(stored), chroma_note=note,
             missing_from_index=sorted(sql - index), extra_in_index=sorted(index - sql),
             missing_from_chroma=sorted(sql - stored) if stored is not None else [],
             extra_in_chroma=sorted(stored - sql) if stored is not None else [],
@@ -210,6 +220,38 @@ class Corpus(CorpusIngest):
         if use_tre:
             hits = temporal_rerank(hits, k, bucket_years=cfg.tre_bucket_years)
         return hits[:k]
+
+    # --- pool building: ids, vectors and texts without building Paper objects ------------------
+    def rank_ids(self, query: str, k: int, *, mode: Literal["dense", "bm25"]) -> list[str]:
+        """Top-k ids for ``query`` by one engine: what pool building asks many times per run."""
+        snap = self._searchable()
+        if mode == "bm25":
+            return [pid for pid, _ in snap.bm25(query, k)]
+        return [pid for pid, _ in snap.dense(self.encode_query(query), k)]
+
+    def nearest_ids(self, vector: np.ndarray, k: int) -> list[str]:
+        """Top-k ids by cosine to ``vector`` (a vector of the index's embedding space)."""
+        return [pid for pid, _ in self._searchable().dense(np.asarray(vector, dtype=np.float32), k)]
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return np.asarray(get_model(self.settings).encode([text])[0], dtype=np.float32)
+
+    def vectors(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The index's stored embedding of each id (unit vectors; unknown ids left out)."""
+        return self._searchable().vectors_for(paper_ids)
+
+    def sample_ids(self, n: int, *, seed: int) -> list[str]:
+        """``n`` ids drawn uniformly from the searchable papers (the same ones for the same seed)."""
+        snap = self._searchable()
+        rows = np.sort(np.random.default_rng(seed).choice(len(snap), size=min(n, len(snap)), replace=False))
+        found = []
+        for segment, local in zip(snap.segments, snap._locate(rows)):
+            found.extend(segment.id_at(int(r)) for r in local)
+        return found
+
+    def texts(self, paper_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(title, abstract) per id, read straight from the paper table (validated when ingested)."""
+        return self._papers.texts(paper_ids)
 
     # --- reading --------------------------------------------------------------------------
     def get(self, paper_ids: Sequence[str]) -> list[Paper]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +21,11 @@ from ..models import Paper
 from .bm25_index import tokenize
 from .dedupe import dedupe_papers
 from .embeddings import _Progress
+from .damage import REPAIR, ChromaDamaged, DiskFull, IndexDamaged, PaperTableDamaged, write_failure
 from .locking import crash_point
 from .paper_table import title_key
 from .snapshot import NewRows, update
+from .store import forget_embedded_client, mirror_on
 
 
 class IngestReport(BaseModel):
@@ -50,6 +53,8 @@ class StoreCheck(BaseModel):
     extra_in_index: list[str] = Field(default_factory=list)
     missing_from_chroma: list[str] = Field(default_factory=list)
     extra_in_chroma: list[str] = Field(default_factory=list)
+    chroma_note: str = ""  # why ``chroma`` is None: the mirror is off, or the home is read-only
+    actions: list[str] = Field(default_factory=list)  # what a repair rebuilt beyond adding missing ids
 
     @property
     def consistent(self) -> bool:
@@ -106,7 +111,7 @@ class CorpusIngest:
             total = len(papers)
         batches = papers if batched else _chunks(papers, step)
         report = IngestReport(source=source)
-        with self._lock:
+        with self._lock, self._room_said(report):
             self._reload()  # another ingest may have published while we waited for the lock
             started = time.perf_counter()
             report.repaired = self._reconcile({}, progress)
@@ -120,6 +125,24 @@ class CorpusIngest:
             finally:
                 bar.close()
         return report
+
+    @contextmanager
+    def _room_said(self, report: IngestReport | None = None):
+        """A write that found no room (a full disk, a file-size limit) stops an ingest or a repair
+        with one line: the paper table commits whole batches and the index publishes by one rename,
+        so what was stored is kept and the same command, run again, completes it."""
+        try:
+            yield
+        except Exception as exc:  # noqa: BLE001 - OSError, SQLite's or a library's own type: write_failure reads it
+            why = write_failure(exc)
+            if why is None:
+                raise
+            done = (f"this ingest had added {report.added} papers, which are kept. Free some space and run the same "
+                    f"ingest again: stored papers are skipped, and any the search index lacks are added first (or "
+                    f"run `{REPAIR}`)" if report is not None else
+                    f"nothing stored was lost. Free some space and run `{REPAIR}` again")
+            raise DiskFull(f"could not write to the store under {self._store_dir}: {why} (disk full or a file-size "
+                           f"limit); {done}") from exc
 
     def _add_batch(self, incoming: list[Paper], report: IngestReport) -> None:
         unique, merged_away = dedupe_papers(incoming)
@@ -141,10 +164,11 @@ class CorpusIngest:
 
     def _write_derived(self, papers: list[Paper], vectors: np.ndarray) -> None:
         """Add papers already in the paper table to Chroma and publish them in the index."""
-        collection = self.collection
-        if not collection.exists:
-            collection.create(self.embedder.name, self.embedder.dim)
-        collection.add(papers, vectors)
+        if mirror_on(self.settings):
+            collection = self.collection
+            if not collection.exists:
+                collection.create(self.embedder.name, self.embedder.dim)
+            collection.add(papers, vectors)
         self._publish_papers(papers, vectors)
 
     def _publish_papers(self, papers: list[Paper], vectors: np.ndarray) -> None:
@@ -162,17 +186,57 @@ class CorpusIngest:
         return snap.model if snap is not None and snap.model else self.embedder.name
 
     def repair(self, *, progress: bool = True, rebuild_chroma: bool = False) -> StoreCheck:
-        """Bring Chroma and the search index in line with the paper table; returns what was wrong.
-        ``rebuild_chroma``: set an embedded Chroma aside (``chroma.broken-<time>``) and rebuild it
-        from the index's vectors, for a Chroma directory that no longer opens."""
-        with self._lock:
+        """Bring the search index (and the Chroma mirror, when kept) in line with the paper table;
+        returns what was wrong, with ``actions`` naming what was rebuilt. A damaged index (a file
+        cut short, overwritten or missing: checksums and shapes) or a Chroma directory that no
+        longer opens is set aside (``index.broken-<time>``, ``chroma.broken-<time>``) and rebuilt
+        from the paper table; ``rebuild_chroma`` does so for Chroma whatever its state. A damaged
+        paper table raises PaperTableDamaged: nothing holds the records to rebuild it from."""
+        actions: list[str] = []
+        with self._lock, self._room_said():
+            problem = self._table().verify()
+            if problem:
+                raise PaperTableDamaged(self._store_dir / "papers.sqlite", problem)
             self._reload()
-            if rebuild_chroma and not self.settings.store.chroma_url and (self._store_dir / "chroma").is_dir():
-                (self._store_dir / "chroma").rename(self._store_dir / f"chroma.broken-{int(time.time())}")
-                self._chroma = None
-            before = self._check_locked()
-            self._reconcile({}, progress, full=not before.consistent)
+            damage = self._index_damage()
+            if damage:
+                aside = _set_aside(self._store_dir / "index")
+                self._snapshot, self._snapshot_loaded = None, True
+                actions.append(f"the search index was damaged ({damage}): set aside as {aside.name} and rebuilt "
+                               f"from the paper table")
+            mirror = mirror_on(self.settings)
+            embedded_chroma = self._store_dir / "chroma"
+            if mirror and not self.settings.store.chroma_url and embedded_chroma.is_dir():
+                broken = self._chroma_damage()
+                if rebuild_chroma or broken:
+                    self._chroma = None
+                    forget_embedded_client(embedded_chroma)
+                    aside = _set_aside(embedded_chroma)
+                    why = f"did not open ({broken})" if broken else "was rebuilt on request"
+                    actions.append(f"the Chroma mirror {why}: set aside as {aside.name} and rebuilt from the search index")
+            elif rebuild_chroma and not mirror:
+                actions.append("the Chroma mirror is off (store.chroma_mirror = false): nothing to rebuild")
+            before = self._check_locked(chroma=mirror)
+            self._reconcile({}, progress, full=True)
+        before.actions = actions
         return before
+
+    def _index_damage(self) -> str | None:
+        """Why the live index cannot be trusted (it does not load, or a checksum differs), else None."""
+        try:
+            snap = self.snapshot
+        except IndexDamaged as exc:
+            return exc.why
+        return snap.verify() if snap is not None else None
+
+    def _chroma_damage(self) -> str | None:
+        try:
+            collection = self.collection
+            collection.count()
+        except ChromaDamaged as exc:
+            self._chroma = None
+            return exc.why
+        return None
 
     def _reconcile(self, known: dict[str, np.ndarray], progress: bool, full: bool = False) -> int:
         """Add to / remove from Chroma and the index what differs from the paper table (under
@@ -180,17 +244,19 @@ class CorpusIngest:
         and comparing id sets costs time and memory in proportion to the corpus. Vectors come
         from ``known``, the live index, or the (cached) embedder. Returns how many papers were
         added to either store."""
-        table, snap, collection = self._table(), self.snapshot, self.collection
+        table, snap = self._table(), self.snapshot
+        collection = self.collection if mirror_on(self.settings) else None  # the mirror is optional
         papers_count = table.count()
         index_count = len(snap) if snap is not None else 0
-        if not full and papers_count == index_count == collection.count() and (snap is not None or not papers_count):
+        chroma_count = collection.count() if collection is not None else papers_count
+        if not full and papers_count == index_count == chroma_count and (snap is not None or not papers_count):
             return 0
         sql_ids = [pid for chunk in table.iter_ids() for pid in chunk]
         sql_set = set(sql_ids)
         index_ids = set(snap.ids) if snap is not None else set()
-        if not collection.exists and sql_ids:
+        if collection is not None and not collection.exists and sql_ids:
             collection.create(self.embedder.name, self.embedder.dim)
-        chroma_ids = collection.all_ids()
+        chroma_ids = collection.all_ids() if collection is not None else set(sql_set)
         missing_chroma = [i for i in sql_ids if i not in chroma_ids]
         extra_chroma = sorted(chroma_ids - sql_set)
         missing_index = set(i for i in sql_ids if i not in index_ids)
@@ -241,3 +307,14 @@ def _chunks(items: Iterable, size: int):
             chunk = []
     if chunk:
         yield chunk
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename a damaged derived store to ``<name>.broken-<time>`` (kept for a look, never deleted)."""
+    stamp = int(time.time())
+    target = path.with_name(f"{path.name}.broken-{stamp}")
+    n = 2
+    while target.exists():
+        target, n = path.with_name(f"{path.name}.broken-{stamp}-{n}"), n + 1
+    path.rename(target)
+    return target

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..settings import Settings
-from .locking import crash_point
+from .locking import crash_point, home_is_writable
 
 MINILM = "minilm"
 MINILM_STATIC = "minilm-static"
@@ -161,9 +161,16 @@ class EmbeddingCache:
     each 1.5 KB vector on its own overflow page (4.6 KiB per vector on disk); the first open
     copies it over."""
 
-    def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, *, read_only: bool = False):
         self._lock = threading.Lock()
+        self._read_only = read_only
+        if read_only:
+            # A read-only home (a shared or mounted one): look vectors up, never write. Immutable,
+            # so SQLite needs no WAL or lock file beside it; as_uri percent-encodes "#", "?", "%".
+            self._db = sqlite3.connect(path.absolute().as_uri() + "?mode=ro&immutable=1", uri=True,
+                                       check_same_thread=False)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS vecs (rid INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, "
@@ -195,6 +202,8 @@ class EmbeddingCache:
         return found
 
     def store(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        if self._read_only:
+            return
         rows = [(k, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for k, v in zip(keys, vectors)]
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO vecs (key, vec) VALUES (?, ?)", rows)
@@ -273,8 +282,12 @@ def get_embedder(settings: Settings) -> Embedder:
             model = _MODELS[model_key] = _build_embedder(settings)
         if not cfg.cache:
             return model
-        memo_key = (*model_key, str(cache_path))
+        read_only = not home_is_writable(cache_path.parent)
+        if read_only and not cache_path.is_file():
+            return model  # a read-only home without a cache: nothing to look up, nowhere to write
+        memo_key = (*model_key, str(cache_path), read_only)
         embedder = _EMBEDDERS.get(memo_key)
         if embedder is None:
-            embedder = _EMBEDDERS[memo_key] = CachedEmbedder(model, EmbeddingCache(cache_path))
+            cache = EmbeddingCache(cache_path, read_only=read_only)
+            embedder = _EMBEDDERS[memo_key] = CachedEmbedder(model, cache)
     return embedder

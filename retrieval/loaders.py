@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import re
 import zlib
 from datetime import date, datetime
@@ -170,6 +171,12 @@ def _add_record_line(line: str, line_no: int, papers: list[Paper], report: LoadR
     except json.JSONDecodeError as exc:
         report.skip(line_no, f"invalid JSON ({exc.msg})")
         return
+    except RecursionError:  # "[[[[..." 100,000 deep: Python's parser recurses per level
+        report.skip(line_no, "invalid JSON (nested too deeply)")
+        return
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        report.skip(line_no, f"invalid JSON ({str(exc)[:120]})")
+        return
     _add_record(record, line_no, papers, report)
 
 
@@ -181,6 +188,11 @@ def _add_record(record: Any, line_no: int, papers: list[Paper], report: LoadRepo
         paper = paper_from_record(record)
     except (ValueError, ValidationError) as exc:
         report.skip(line_no, _short_reason(exc))
+        return
+    except (TypeError, AttributeError, OverflowError, RecursionError) as exc:
+        # A field of a type no branch above expected: the record is skipped with the reason, the
+        # rest of the file is read (one bad line never stops an ingest).
+        report.skip(line_no, f"unreadable record ({type(exc).__name__}: {str(exc)[:120]})")
         return
     if paper.dropped_fields:
         report.note(line_no, f"dropped invalid {', '.join(paper.dropped_fields)} (kept the paper)")
@@ -194,8 +206,10 @@ def load_json_list(path: Path) -> LoadResult:
     try:
         with _open_text(path) as handle:
             data = json.load(handle)
-    except (json.JSONDecodeError, OSError, EOFError) as exc:
+    except (ValueError, OSError, EOFError) as exc:  # JSONDecodeError is a ValueError
         raise UserError(f"{path} is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise UserError(f"{path} is not valid JSON: nested too deeply") from exc
     if isinstance(data, dict) and isinstance(data.get("papers"), list):
         data = data["papers"]
     if not isinstance(data, list):
@@ -279,6 +293,8 @@ def parse_date(value: Any) -> date | None:
 def _as_int(value: Any, name: str) -> int | None:
     if value in (None, ""):
         return None
+    if isinstance(value, float) and not math.isfinite(value):  # JSON's 1e999 reads as inf
+        raise ValueError(f"invalid {name} {value!r}")
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -290,9 +306,11 @@ def _as_int(value: Any, name: str) -> int | None:
 
 def _ids_from_record(record: dict) -> dict[str, str | None]:
     external = record.get("externalIds") or record.get("external_ids") or {}
-    arxiv = _first(record, "arxiv_id", "arxivId", "arxiv") or external.get("ArXiv")
-    doi = _first(record, "doi", "DOI") or external.get("DOI")
-    s2_id = _first(record, "s2_id", "paperId")
+    if not isinstance(external, dict):
+        raise ValueError(f"invalid externalIds: expected an object, got {type(external).__name__}")
+    arxiv = _id_text(_first(record, "arxiv_id", "arxivId", "arxiv") or external.get("ArXiv"), "arxiv_id")
+    doi = _id_text(_first(record, "doi", "DOI") or external.get("DOI"), "doi")
+    s2_id = _id_text(_first(record, "s2_id", "paperId"), "s2_id")
     raw_id = record.get("id")
     if raw_id and not arxiv and isinstance(raw_id, str):
         candidate = normalize_arxiv_id(raw_id) or ""
@@ -301,6 +319,16 @@ def _ids_from_record(record: dict) -> dict[str, str | None]:
         elif raw_id.startswith("10.") and not doi:
             doi = raw_id
     return {"arxiv_id": arxiv, "doi": doi, "s2_id": s2_id}
+
+
+def _id_text(value: Any, name: str) -> str | None:
+    """An identifier as text: a number is accepted as written (S2 corpus ids are integers), any
+    other type is not an identifier."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise ValueError(f"invalid {name}: expected a string, got {type(value).__name__}")
 
 
 def _squash(text: str) -> str:

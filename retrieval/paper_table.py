@@ -17,13 +17,18 @@ WAL side files, so the file is then opened as immutable (nobody can be writing i
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from ..models import Paper
+from .damage import PaperTableDamaged, damaged_sqlite
 from .dedupe import paper_keys
 
 _CHUNK = 900  # below SQLite's default host-parameter limit
@@ -38,15 +43,38 @@ class PaperTable:
         if read_only:
             return  # connected at the first read (the file may appear later in this process)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        columns = [r[1] for r in self._db.execute("PRAGMA table_info(papers)")]
-        if columns and "title_key" not in columns:
-            self._migrate()
-        self._db.execute("CREATE TABLE IF NOT EXISTS papers (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
-                         "title_key TEXT, json TEXT NOT NULL)")
-        self._db.execute("CREATE INDEX IF NOT EXISTS papers_title ON papers (title_key)")
-        self._db.commit()
+        with self._damage_said():
+            self._db = sqlite3.connect(str(path), check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            columns = [r[1] for r in self._db.execute("PRAGMA table_info(papers)")]
+            if columns and "title_key" not in columns:
+                self._migrate()
+            self._db.execute("CREATE TABLE IF NOT EXISTS papers (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+                             "title_key TEXT, json TEXT NOT NULL)")
+            self._db.execute("CREATE INDEX IF NOT EXISTS papers_title ON papers (title_key)")
+            self._db.commit()
+
+    @contextmanager
+    def _damage_said(self):
+        """SQLite's "malformed" / "not a database" (a file cut short or overwritten) and a record
+        that is no longer a paper become one PaperTableDamaged line."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if damaged_sqlite(exc):
+                raise PaperTableDamaged(self.path, str(exc)) from exc
+            raise
+        except ValidationError as exc:
+            raise PaperTableDamaged(self.path, f"a stored record is not a paper: {exc.error_count()} errors") from exc
+
+    def verify(self) -> str | None:
+        """What is wrong with the file (SQLite's quick_check of every page), None when it is sound."""
+        try:
+            with self._lock:
+                rows = self._rows("PRAGMA quick_check")
+        except PaperTableDamaged as exc:
+            return exc.why
+        return None if not rows or rows[0][0] == "ok" else f"integrity check: {rows[0][0]}"
 
     def _migrate(self) -> None:
         """Copy a first-layout table into the current one (in one transaction), then compact."""
@@ -63,17 +91,20 @@ class PaperTable:
         db.execute("VACUUM")
 
     def _rows(self, sql: str, params: Sequence = ()) -> list[tuple]:
-        if self._db is None and self._read_only and self.path.is_file():
-            writable = os.access(self.path.parent, os.W_OK) and os.access(self.path, os.W_OK)
-            uri = f"file:{self.path}?mode=ro" + ("" if writable else "&immutable=1")
-            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-        if self._db is None:  # read-only and no table yet: an empty store
-            return []
-        return self._db.execute(sql, params).fetchall()
+        with self._damage_said():
+            if self._db is None and self._read_only and self.path.is_file():
+                writable = os.access(self.path.parent, os.W_OK) and os.access(self.path, os.W_OK)
+                # as_uri percent-encodes the path: a home named "C#proj" or "50%" is a path, not a
+                # URI fragment or escape (a raw "file:/x/C#proj/..." opened, and created, "/x/C").
+                uri = self.path.absolute().as_uri() + "?mode=ro" + ("" if writable else "&immutable=1")
+                self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            if self._db is None:  # read-only and no table yet: an empty store
+                return []
+            return self._db.execute(sql, params).fetchall()
 
     def add(self, papers: Iterable[Paper]) -> None:
         rows = [(p.paper_id, title_key(p), p.model_dump_json(exclude_none=True)) for p in papers]
-        with self._lock:
+        with self._lock, self._damage_said():
             self._db.executemany("INSERT INTO papers (id, title_key, json) VALUES (?, ?, ?) ON CONFLICT (id) "
                                  "DO UPDATE SET title_key = excluded.title_key, json = excluded.json", rows)
             self._db.commit()
@@ -88,8 +119,23 @@ class PaperTable:
             for start in range(0, len(unique), _CHUNK):
                 chunk = unique[start:start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
+                with self._damage_said():
+                    for pid, text in self._rows(f"SELECT id, json FROM papers WHERE id IN ({marks})", chunk):
+                        found[pid] = Paper.model_validate_json(text)
+        return found
+
+    def texts(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(title, abstract) per id without building Paper objects: rows were validated on ingest,
+        and pool building reads thousands of them per run."""
+        found: dict[str, tuple[str, str]] = {}
+        unique = list(dict.fromkeys(ids))
+        with self._lock:
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start:start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
                 for pid, text in self._rows(f"SELECT id, json FROM papers WHERE id IN ({marks})", chunk):
-                    found[pid] = Paper.model_validate_json(text)
+                    row = json.loads(text)
+                    found[pid] = (str(row.get("title") or ""), str(row.get("abstract") or ""))
         return found
 
     def existing(self, ids: Sequence[str]) -> set[str]:

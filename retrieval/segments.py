@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,30 @@ class AnnConfig:
     # share of the top k, where nprobe 96 gave recall@100 0.934 at 300k (0.952 at 1M)
     exact_below: int = 500_000
     nprobe: int = 96  # inverted lists (of 4 sqrt(rows)) scanned per query (recall measured in benchmarks/scale_bench.py)
+
+
+class DamagedFile(ValueError):
+    """A file of the index is not what its writer wrote (cut short, overwritten, missing)."""
+
+
+def file_crc(path: Path) -> int:
+    """CRC-32 of a file, read in 1 MB blocks (what ``corpus repair`` compares with meta.json)."""
+    crc = 0
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            crc = zlib.crc32(block, crc)
+    return crc
+
+
+def check_files(directory: Path, crcs: dict[str, int]) -> str | None:
+    """The first file of ``directory`` whose CRC-32 differs from the one recorded, else None."""
+    for name, crc in sorted(crcs.items()):
+        path = directory / name
+        if not path.is_file():
+            return f"{path} is missing"
+        if file_crc(path) != crc:
+            return f"{path} does not hold what was written (checksum)"
+    return None
 
 
 def _save(directory: Path, name: str, array: np.ndarray) -> None:
@@ -106,8 +131,10 @@ def write_segment(directory: Path, *, ids: Sequence[str] | np.ndarray, years: np
     use_ivf = n >= ann.min_rows and dim > 0
     if use_ivf:
         build_ivf(np.load(directory / "vectors.npy", mmap_mode="r"), directory / "ivf.faiss")
+    # Checksums let `corpus repair` find a file overwritten in place (searches check shapes only).
+    crcs = {p.name: file_crc(p) for p in sorted(directory.iterdir()) if p.name != "meta.json"}
     with (directory / "meta.json").open("w") as fh:
-        json.dump({"count": n, "dim": dim, "categories": list(category_names), "ivf": use_ivf}, fh)
+        json.dump({"count": n, "dim": dim, "categories": list(category_names), "ivf": use_ivf, "crc32": crcs}, fh)
         fh.flush()
         os.fsync(fh.fileno())
     fsync_dir(directory)
@@ -128,12 +155,23 @@ class Segment:
     def __init__(self, directory: Path, ann: AnnConfig):
         self.directory = directory
         self.name = directory.name
-        meta = json.loads((directory / "meta.json").read_text())
-        self.count, self.dim = int(meta["count"]), int(meta["dim"])
-        self.category_names: list[str] = meta["categories"]
+        try:
+            meta = json.loads((directory / "meta.json").read_text())
+            self.count, self.dim = int(meta["count"]), int(meta["dim"])
+            self.category_names: list[str] = list(meta["categories"])
+        except FileNotFoundError:
+            raise  # a generation removed while it was being read (snapshot.py retries)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise DamagedFile(f"{directory / 'meta.json'}: {exc}") from exc
+        self._crcs: dict[str, int] = meta.get("crc32") or {}
 
         def load(name: str) -> np.ndarray:
-            return np.load(directory / name, mmap_mode="r")
+            try:
+                return np.load(directory / name, mmap_mode="r", allow_pickle=False)
+            except FileNotFoundError:
+                raise
+            except (OSError, ValueError, EOFError) as exc:  # cut short, garbage header, empty file
+                raise DamagedFile(f"{directory / name}: {exc}") from exc
 
         self.ids = load("ids.npy")
         self._ids_sorted, self._ids_order = load("ids_sorted.npy"), load("ids_order.npy")
@@ -145,6 +183,25 @@ class Segment:
         self._ann = ann
         self._ivf = None
         self._has_ivf = bool(meta.get("ivf"))
+        self._check_shapes()
+
+    def _check_shapes(self) -> None:
+        """Every array has the length the segment's count implies (cheap: headers only), so a file
+        replaced by another array or cut to a valid header is caught before a search reads it."""
+        n, post = self.count, self.postings
+        expected = {"ids.npy": (len(self.ids), n), "ids_sorted.npy": (len(self._ids_sorted), n),
+                    "ids_order.npy": (len(self._ids_order), n), "years.npy": (len(self.years), n),
+                    "cat_ptr.npy": (len(self.cat_ptr), n + 1), "doc_len.npy": (len(post.doc_len), n),
+                    "ptr.npy": (len(post.ptr), len(post.terms) + 1), "tf.npy": (len(post.tf), len(post.rows)),
+                    "vectors.npy": (self.vectors.shape, (n, self.dim))}
+        for name, (found, wanted) in expected.items():
+            if found != wanted:
+                raise DamagedFile(f"{self.directory / name}: {found} rows where the segment holds {wanted}")
+
+    def verify(self) -> str | None:
+        """What is damaged in this segment's files (checksums of segments written since they were
+        recorded), None when sound."""
+        return check_files(self.directory, self._crcs)
 
     def __len__(self) -> int:
         return self.count
@@ -184,8 +241,11 @@ class Segment:
             # One query at a time uses one thread; idle OpenMP workers spinning next to BLAS's
             # threads put the load at 6 on 2 cores in the 1M benchmark.
             faiss.omp_set_num_threads(1)
-            self._ivf = faiss.read_index(str(self.directory / "ivf.faiss"),
-                                         faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+            try:
+                self._ivf = faiss.read_index(str(self.directory / "ivf.faiss"),
+                                             faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+            except RuntimeError as exc:  # faiss: "Error in ... read_index": a cut or overwritten file
+                raise DamagedFile(f"{self.directory / 'ivf.faiss'}: {str(exc).splitlines()[0][:200]}") from exc
             self._ivf.nprobe = self._ann.nprobe
         return self._ivf
 

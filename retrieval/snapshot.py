@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -32,14 +33,17 @@ from pathlib import Path
 import numpy as np
 
 from .bm25_index import SegmentPostings, TermStats, query_terms, term_hash, top_n
+from .damage import IndexDamaged
 from .locking import crash_point, fsync_dir
-from .segments import AnnConfig, Segment, encode_categories, merge_segments, write_segment
+from .segments import (AnnConfig, DamagedFile, Segment, check_files, encode_categories, file_crc, merge_segments,
+                       write_segment)
 
 INDEX_DIR = "index"
 SEGMENTS_DIR = "segments"
 CURRENT = "CURRENT"
 _KEEP = 2  # live + previous generation
 _LOAD_ATTEMPTS = 3
+_GENERATION_NAME = re.compile(r"g\d{6}")
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class IndexSnapshot:
         self.generation = generation
         self._dim = dim
         self.offsets = np.cumsum([0] + [len(s) for s in segments])
+        self._crcs: dict[str, int] = {}  # checksums of the generation's own files (manifest.json)
 
     @property
     def dim(self) -> int:
@@ -97,27 +102,48 @@ class IndexSnapshot:
                 name = (root / CURRENT).read_text().strip()
             except FileNotFoundError:
                 return None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise IndexDamaged(store_dir, f"{root / CURRENT}: {exc}") from exc
+            if not _GENERATION_NAME.fullmatch(name):
+                raise IndexDamaged(store_dir, f"{root / CURRENT} names {name[:40]!r}, not a generation")
             try:
                 return cls._load_dir(root, root / name, config)
-            except FileNotFoundError:
-                # A writer published a newer generation and removed this one while we read it.
+            except FileNotFoundError as exc:
+                # A writer published a newer generation and removed this one while we read it;
+                # the same file missing three times over is damage.
                 if attempt == _LOAD_ATTEMPTS - 1:
-                    raise
+                    raise IndexDamaged(store_dir, f"{exc.filename or exc} is missing") from exc
+            except (DamagedFile, OSError, ValueError, EOFError, KeyError, TypeError) as exc:
+                raise IndexDamaged(store_dir, str(exc)[:300]) from exc
         return None
 
     @classmethod
     def _load_dir(cls, root: Path, directory: Path, config: IndexConfig) -> "IndexSnapshot | None":
         manifest = json.loads((directory / "manifest.json").read_text())
+        if not isinstance(manifest, dict):
+            raise DamagedFile(f"{directory / 'manifest.json'} holds no manifest")
         if "segments" not in manifest:
             return None  # an older version's single-file generation
         segments = [Segment(root / SEGMENTS_DIR / name, config.ann) for name in manifest["segments"]]
         stats = TermStats(np.load(directory / "terms.npy", mmap_mode="r"), np.load(directory / "df.npy", mmap_mode="r"),
                           manifest["documents"], manifest["total_length"])
+        if len(stats.terms) != len(stats.df):
+            raise DamagedFile(f"{directory}: {len(stats.terms)} terms but {len(stats.df)} document frequencies")
         snap = cls(directory, segments, stats, model=manifest.get("model"),
                    generation=int(manifest["generation"]), dim=int(manifest.get("dim") or 0), config=config)
+        snap._crcs = manifest.get("crc32") or {}
         if len(snap) != manifest["count"]:
-            raise RuntimeError(f"index generation {directory} is inconsistent: run `surveygraph corpus repair`")
+            raise DamagedFile(f"{directory / 'manifest.json'} counts {manifest['count']} papers, its segments "
+                              f"hold {len(snap)}")
         return snap
+
+    def verify(self) -> str | None:
+        """What is damaged in the live generation or its segments (every file's checksum, where one
+        was recorded), None when sound. ``corpus repair`` runs it; searches check shapes only."""
+        problem = check_files(self.directory, self._crcs)
+        for seg in self.segments:
+            problem = problem or seg.verify()
+        return problem
 
     def _locate(self, global_rows: np.ndarray) -> list[np.ndarray]:
         """Split sorted global rows into local rows per segment."""
@@ -174,7 +200,10 @@ class IndexSnapshot:
         hits = []
         exact = exact or len(self) <= self.config.ann.exact_below
         for seg, local in zip(self.segments, self._restrict(rows, mask)):
-            hits.extend(seg.dense(vector, n, local, exact=exact))
+            try:
+                hits.extend(seg.dense(vector, n, local, exact=exact))
+            except DamagedFile as exc:  # an IVF file is read at the first query that needs it
+                raise IndexDamaged(self.directory.parents[1], str(exc)) from exc
         return _best(hits, n)
 
     def bm25(self, query: str, n: int, *, rows: np.ndarray | None = None,
@@ -187,6 +216,19 @@ class IndexSnapshot:
             if local is None or len(local):
                 hits.extend(seg.bm25(terms, weights, self.stats.avgdl, n, local))
         return _best(hits, n)
+
+
+def recorded_model(store_dir: Path) -> str | None:
+    """The embedding model named by any readable manifest of the index, newest first (a damaged
+    index is rebuilt with the model it was built with)."""
+    for manifest in sorted((Path(store_dir) / INDEX_DIR).glob("g*/manifest.json"), reverse=True):
+        try:
+            model = json.loads(manifest.read_text()).get("model")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(model, str) and model:
+            return model
+    return None
 
 
 def _best(hits: list[tuple[str, float]], n: int) -> list[tuple[str, float]]:
@@ -222,7 +264,11 @@ def _new_segment(root: Path, write) -> str:
     name = f"s{_next_number(seg_root, 's'):06d}"
     tmp = seg_root / f".tmp-{name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    write(tmp)
+    try:
+        write(tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)  # a full disk: give back the space of the half-written segment
+        raise
     tmp.rename(seg_root / name)
     fsync_dir(seg_root)
     return name
@@ -309,6 +355,7 @@ def _publish(root: Path, segments: list[Segment], stats: TermStats, *, model: st
     manifest = {"generation": generation, "count": sum(len(s) for s in segments), "model": model, "dim": dim,
                 "segments": [s.name for s in segments], "documents": stats.documents,
                 "total_length": stats.total_length}
+    manifest["crc32"] = {file: file_crc(tmp / file) for file in ("terms.npy", "df.npy")}
     with (tmp / "manifest.json").open("w") as fh:
         json.dump(manifest, fh)
         fh.flush()

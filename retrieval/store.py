@@ -9,6 +9,8 @@ store's write lock (``locking.py``). Writes are upserts, so a repair can replay 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -16,6 +18,7 @@ import numpy as np
 from ..errors import UserError
 from ..models import Paper
 from ..settings import Settings
+from .damage import ChromaDamaged, write_failure
 from .locking import crash_point
 
 MAX_ADD_BATCH = 5000  # Chroma's own limit here is ~5.4k rows per call
@@ -62,13 +65,48 @@ def paper_metadata(paper: Paper) -> dict[str, Any]:
     return meta
 
 
+def forget_embedded_client(path: Path) -> None:
+    """Drop chromadb's per-process client of the directory ``path`` (it keeps one per path, also
+    one that failed to start): after that directory failed to open or was set aside, the next
+    client there must start afresh. Other directories' clients (the outline DB) stay."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    for cache in ("_identifier_to_system", "_identifier_to_refcount"):
+        getattr(SharedSystemClient, cache, {}).pop(str(path), None)
+
+
+def mirror_on(settings: Settings) -> bool:
+    """Whether ingests keep the Chroma mirror: ``store.chroma_mirror``, or a server named."""
+    return bool(settings.store.chroma_mirror or settings.store.chroma_url)
+
+
 class PaperCollection:
     """One Chroma collection of papers built with one embedding model."""
 
     def __init__(self, settings: Settings):
-        self._client = chroma_client(settings)
-        self._name = settings.store.collection
-        self._collection = self._open_existing()
+        self._where = settings.store.chroma_url or str(settings.store_dir / "chroma")
+        self._embedded = not settings.store.chroma_url
+        with self._said():
+            self._client = chroma_client(settings)
+            self._name = settings.store.collection
+            self._collection = self._open_existing()
+
+    @contextmanager
+    def _said(self):
+        """Chroma's own errors in one line: an embedded directory that no longer reads (a cut or
+        overwritten chroma.sqlite3, a damaged HNSW file) is ChromaDamaged, which names the repair."""
+        try:
+            yield
+        except UserError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - chromadb raises its own, sqlite's and Rust's errors
+            if write_failure(exc):
+                raise  # a full disk is not damage: the writer says so (corpus_ingest.py)
+            why = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+            if self._embedded:
+                forget_embedded_client(Path(self._where))  # chromadb keeps a failed client per path
+                raise ChromaDamaged(self._where, why) from exc
+            raise UserError(f"the Chroma server at {self._where} failed: {why}") from exc
 
     def _open_existing(self):
         from chromadb.errors import NotFoundError
@@ -95,6 +133,10 @@ class PaperCollection:
         return (self._collection.metadata or {}).get(DIM_KEY) if self._collection else None
 
     def create(self, model: str, dim: int) -> None:
+        with self._said():
+            self._create(model, dim)
+
+    def _create(self, model: str, dim: int) -> None:
         self._collection = self._client.get_or_create_collection(
             self._name, metadata={MODEL_KEY: model, DIM_KEY: dim}, embedding_function=None,
             # Chroma's defaults write the whole HNSW index to disk every 1,000 additions, which
@@ -105,21 +147,28 @@ class PaperCollection:
         )
 
     def count(self) -> int:
-        return self._collection.count() if self._collection else 0
+        with self._said():
+            return self._collection.count() if self._collection else 0
 
     def all_ids(self) -> set[str]:
         found: set[str] = set()
         if not self._collection:
             return found
-        for offset in range(0, self.count(), _GET_BATCH):
-            found.update(self._collection.get(limit=_GET_BATCH, offset=offset, include=[])["ids"])
+        with self._said():
+            for offset in range(0, self.count(), _GET_BATCH):
+                found.update(self._collection.get(limit=_GET_BATCH, offset=offset, include=[])["ids"])
         return found
 
     def delete(self, ids: Sequence[str]) -> None:
-        for start in range(0, len(ids), _GET_BATCH):
-            self._collection.delete(ids=list(ids[start:start + _GET_BATCH]))
+        with self._said():
+            for start in range(0, len(ids), _GET_BATCH):
+                self._collection.delete(ids=list(ids[start:start + _GET_BATCH]))
 
     def add(self, papers: Sequence[Paper], vectors: np.ndarray) -> None:
+        with self._said():
+            self._add(papers, vectors)
+
+    def _add(self, papers: Sequence[Paper], vectors: np.ndarray) -> None:
         step = min(MAX_ADD_BATCH, self._client.get_max_batch_size())
         for start in range(0, len(papers), step):
             chunk = papers[start:start + step]

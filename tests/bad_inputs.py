@@ -94,6 +94,12 @@ CASES = [
     Case("evaluate a JSON list", ["evaluate", "{file:json_list}"], 4, "is not a survey"),
     Case("evaluate headings without text", ["evaluate", "{file:headings}"], 4, "no text"),
     Case("evaluate a path that does not exist", ["evaluate", "{root}/nope.md"], 2, "not found"),
+    # issue 31: read with a size cap and a text check before parsing (/dev/zero grew to 5.7 GB), and
+    # `generate --human` refuses what `evaluate` refuses, before the run (it scored 0 silently)
+    Case("evaluate an endless device (/dev/zero)", ["evaluate", "/dev/zero"], 4, "not a regular file"),
+    Case("evaluate a 40 MB file", ["evaluate", "{file:huge}"], 4, "larger than 32 MB"),
+    Case("generate --human a binary", ["generate", TOPIC, "--human", "{file:binary}"], 4, "is not a survey"),
+    Case("generate --human an empty file", ["generate", TOPIC, "--human", "{file:empty}"], 4, "is not a survey"),
     Case("evaluate a real survey (control)", ["evaluate", "{file:survey}", "--metrics", "structure,integrity"], 0, ""),
 ]
 
@@ -104,12 +110,13 @@ def make_scratch(root: Path) -> Scratch:
     files = {
         "plain": root / "plain.txt", "binary": root / "binary.bin", "empty": root / "empty.md",
         "nonsurvey_json": root / "config.json", "json_list": root / "list.json", "headings": root / "headings.md",
-        "survey": root / "survey.md",
+        "survey": root / "survey.md", "huge": root / "huge.md",
     }
     files["plain"].write_text("not a folder\n")
     ls = Path("/bin/ls")
     files["binary"].write_bytes(ls.read_bytes() if ls.is_file() else b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)
     files["empty"].write_text("")
+    files["huge"].write_text("# A Survey\n\n## Text\n\n" + "Retrieval grounds answers in evidence. " * 1_050_000)  # 40 MB
     files["nonsurvey_json"].write_text(json.dumps({"name": "pkg", "version": "1.0", "dependencies": {}}))
     files["json_list"].write_text(json.dumps([1, 2, 3]))
     files["headings"].write_text("# A Survey\n\n## Introduction\n\n## Methods\n")

@@ -88,7 +88,9 @@ def write_reply(prompt: str) -> str:
                   "A related study, {t}, extends this line of work [{k}].", "{t} complements the works above [{k}]."]
     sentences = [templates[i % len(templates)].format(t=title, s=subsection.lower(), k=key)
                  for i, (key, title) in enumerate(blocks)]
-    first = f"This part discusses {subsection.lower()}. " + " ".join(sentences[:2])
+    # (every sentence of a capable writer's first paragraph cites: an uncited opener cost the
+    # scripted drafts the gate against the floor once pools grew)
+    first = " ".join(sentences[:2])
     second = " ".join(sentences[2:]) + f" {SHARED_SENTENCE} Some claims cite a paper that was not given [99]."
     return first + "\n\n" + second.strip()
 
@@ -170,7 +172,8 @@ def small_settings(home: Path, **generation):
     """Small, fast, uncached settings for graph tests."""
     from surveygraph.settings import Settings
 
-    gen = {"sections": 2, "subsections": 2, "outline_candidates": 80, "papers_per_section": 20,
+    # pool_per_query 40: at most 80 candidates (40 per engine), the size these tests were written for
+    gen = {"sections": 2, "subsections": 2, "outline_candidates": 80, "pool_per_query": 40, "papers_per_section": 20,
            "papers_per_subsection": 4, "subqueries": 2, "concurrency": 2, **generation}
     # yearly TRE buckets: the corpus slice spans 2025-2026, one default two-year bucket (2024-2025) + one
     return Settings(home=home, llm={"cache": False, "retries": 0}, generation=gen, retrieval={"tre_bucket_years": 1})

@@ -35,7 +35,10 @@ CRASH_POINTS = ["embedding", "embedded", "sqlite", "chroma:1", "index-save", "in
 
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SURVEYGRAPH_") or k == "SURVEYGRAPH_SHARED_DATA"}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False", **extra)
+    # These stores keep the Chroma mirror (store.chroma_mirror, off by default): the cases check
+    # that all three stores agree after every kill.
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False",
+               SURVEYGRAPH_STORE__CHROMA_MIRROR="true", **extra)
     return env
 
 
@@ -55,7 +58,7 @@ def sg_start(home: Path, *args: str, **env: str) -> subprocess.Popen:
 
 
 def settings_for(home: Path):
-    return load_settings(home=str(home), **{"embedding.model": "minilm-static"})
+    return load_settings(home=str(home), **{"embedding.model": "minilm-static", "store.chroma_mirror": True})
 
 
 def store_ids(home: Path) -> set[str]:

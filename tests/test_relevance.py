@@ -1,49 +1,26 @@
-"""Relevance: the topic's concepts, the shipped model on the labelled set, and a survey of a mixed
-corpus that cites only on-topic papers. Real corpus papers throughout (../shared/data)."""
+"""Relevance, read as words: a topic's facets and their units, the stems that match them, the key
+phrases that become sub-queries. (The judge and the pool on real corpus papers:
+tests/test_literature_pool.py.)"""
 
 from __future__ import annotations
 
-import gzip
-import json
-from collections import defaultdict
-from pathlib import Path
-
-import numpy as np
-import pytest
-
 from surveygraph.retrieval.bm25_index import tokenize
-from surveygraph.retrieval.relevance import (
-    PaperText, concept_phrases, judge_pool, load_model, mine_acronyms,
+from surveygraph.retrieval.literature_pool import key_phrases
+from surveygraph.retrieval.topic_facets import (
+    concept_phrases, facet_shares, mine_acronyms, read_facets, stem_text, topic_facets,
 )
 
-LABELS = Path(__file__).parent / "data" / "relevance_labels.jsonl"
 RAG = "Retrieval-Augmented Generation for Large Language Models"
-STRATUM_SIZE = {"top": 60, "pool": 240, "deep": 700}  # the labelling's sampling (docs/relevance_labelling.md)
+DEFINES = ["Large language models (LLMs) hallucinate. We study retrieval-augmented generation (RAG) for them.",
+           "Retrieval-augmented generation (RAG) grounds large language models (LLMs) in documents."]
 
 
-def labels() -> dict[str, list[dict]]:
-    by_topic: dict[str, list[dict]] = defaultdict(list)
-    for line in LABELS.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        by_topic[row["topic"]].append(row)
-    return dict(by_topic)
-
-
-def test_labelled_set_is_large_enough_and_well_formed():
-    by_topic = labels()
-    rows = [r for topic_rows in by_topic.values() for r in topic_rows]
-    assert len(rows) >= 1500 and len(by_topic) >= 8
-    assert all(r["label"] in (0, 1) and r["stratum"] in STRATUM_SIZE for r in rows)
-    assert len({(r["topic"], r["arxiv_id"]) for r in rows}) == len(rows)
-    for topic, topic_rows in by_topic.items():  # every topic has both kinds (3DGS nearly all positive)
-        assert 0 < sum(r["label"] for r in topic_rows) <= len(topic_rows), topic
-
-
-def test_topic_splits_into_concepts_at_connectors_not_at_and():
+def test_topic_splits_into_facets_at_connectors_not_at_and():
     assert concept_phrases(RAG) == ["Retrieval-Augmented Generation", "Large Language Models"]
     assert concept_phrases("Integrated Sensing and Communication") == ["Integrated Sensing and Communication"]
     assert concept_phrases("LLM-based Multi-Agent Systems") == ["LLM", "Multi-Agent Systems"]
-    assert concept_phrases("Hallucination in Large Language Models") == ["Hallucination", "Large Language Models"]
+    assert concept_phrases("Fairness in Recommender Systems") == ["Fairness", "Recommender Systems"]
+    assert concept_phrases("LLM-powered Agents") == ["LLM", "Agents"]
 
 
 def test_acronyms_are_mined_only_where_the_text_defines_them():
@@ -54,92 +31,33 @@ def test_acronyms_are_mined_only_where_the_text_defines_them():
     assert mine_acronyms(tokenize("Large Language Models"), texts) == []  # GPT-4 does not start like it
 
 
-@pytest.fixture(scope="module")
-def corpus_texts(shared_data) -> tuple[dict[str, PaperText], dict[str, int], int]:
-    """Title/abstract of every labelled paper, and document frequencies over the whole corpus."""
-    wanted = {r["arxiv_id"] for rows in labels().values() for r in rows}
-    found: dict[str, PaperText] = {}
-    df: dict[str, int] = defaultdict(int)
-    n = 0
-    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            record = json.loads(line)
-            n += 1
-            text = f"{record.get('title', '')}. {record.get('abstract', '')}"
-            for token in set(tokenize(text)):
-                df[token] += 1
-            if record["arxiv_id"] in wanted:
-                found[record["arxiv_id"]] = PaperText(record["arxiv_id"], record.get("title", ""),
-                                                      record.get("abstract", ""))
-    return found, dict(df), n
+def test_a_facet_reads_its_abbreviated_sub_phrase_as_one_unit():
+    facets = topic_facets(RAG, DEFINES)
+    assert [[u.phrase for u in f.units] for f in facets] == [["retrieval augmented generation"],
+                                                             ["large language model"]]
+    assert "llm" in facets[1].units[0].forms and "rag" in facets[0].units[0].forms
+    # a facet without an abbreviation is its content words; generic heads ("systems") are not units
+    fair = topic_facets("Fairness in Recommender Systems", DEFINES)
+    assert [[u.phrase for u in f.units] for f in fair] == [["fairness"], ["recommender"]]
 
 
-@pytest.fixture(scope="module")
-def encode():
-    from surveygraph.retrieval.embeddings import get_embedder
-    from surveygraph.settings import load_settings
-
-    embedder = get_embedder(load_settings(**{"embedding.model": "minilm", "embedding.cache": False}))
-    return lambda texts: np.asarray(embedder.encode(list(texts)), dtype=float)
-
-
-@pytest.mark.data
-def test_shipped_model_keeps_on_topic_papers_of_every_labelled_topic(corpus_texts, encode):
-    """The candidate memory M (ranks 1-300) of each labelled topic, judged by the shipped model:
-    weighted precision and recall against the labels. In-sample for the shipped fit; the
-    leave-one-topic-out figures are in BENCHMARKS.md (precision 0.89, recall 0.79)."""
-    texts, df, n = corpus_texts
-    model = load_model()
-    precisions, recalls, before = [], [], []
-    for topic, rows in labels().items():
-        pool = sorted((r for r in rows if r["stratum"] != "deep"), key=lambda r: r["rank"])
-        judged = judge_pool(topic, [texts[r["arxiv_id"]] for r in pool], encode,
-                            lambda terms: {t: df.get(t, 0) for t in terms}, n, model=model)
-        y = np.array([r["label"] for r in pool])
-        counts = {s: sum(r["stratum"] == s for r in pool) for s in ("top", "pool")}
-        w = np.array([STRATUM_SIZE[r["stratum"]] / counts[r["stratum"]] for r in pool])
-        keep = judged.keep
-        precisions.append(float(w[keep & (y == 1)].sum() / max(w[keep].sum(), 1e-9)))
-        recalls.append(float(w[keep & (y == 1)].sum() / max(w[y == 1].sum(), 1e-9)))
-        before.append(float(w[y == 1].sum() / w.sum()))
-    assert np.mean(precisions) >= 0.85 and min(precisions) >= 0.7, precisions
-    assert np.mean(recalls) >= 0.7, recalls
-    assert np.mean(precisions) >= np.mean(before) + 0.25  # the unfiltered M: 0.53
+def test_units_match_inflections_and_plural_acronyms():
+    facets = topic_facets(RAG, DEFINES)
+    assert facet_shares(facets, stem_text("RAG pipelines for LLMs")) == [1.0, 1.0]
+    efficient = topic_facets("Efficient Inference for Large Language Models", DEFINES)
+    reading = read_facets(efficient, "Speeding up LLM decoding", "We improve the efficiency of inference.")
+    assert reading.title_min == 0.0 and reading.text_min == 1.0  # words anywhere in the abstract count
+    fair = topic_facets("Fairness in Recommender Systems", DEFINES)
+    assert facet_shares(fair, stem_text("Unfair exposure in recommendation")) == [0.0, 1.0]  # 'unfair' is another word
+    assert facet_shares(fair, stem_text("Fair recommendations")) == [1.0, 1.0]
 
 
-@pytest.mark.data
-@pytest.mark.slow
-def test_survey_of_a_mixed_corpus_cites_on_topic_papers(shared_data, tmp_path):
-    """60 papers labelled on topic for RAG mixed with 300 papers labelled on topic for topics that are
-    not about language models (papers of the LLM topics can themselves be RAG papers: HalluGuard is
-    both): the default job (bundled model, floors) cites at least 90% RAG papers, and shrinks to fit."""
-    from surveygraph.graphs.runner import build_deps, start_run
-    from surveygraph.retrieval.corpus import Corpus
-    from surveygraph.retrieval.loaders import paper_from_record
-    from surveygraph.settings import Settings
-
-    by_topic = labels()
-    rag = [r["arxiv_id"] for r in sorted(by_topic[RAG], key=lambda r: r["rank"]) if r["label"] == 1][:60]
-    unrelated_topics = [t for t in by_topic if "Language Model" not in t]
-    others = [r["arxiv_id"] for t in sorted(unrelated_topics) for r in by_topic[t] if r["label"] == 1]
-    other = others[:: max(1, len(others) // 300)][:300]
-    wanted = set(rag) | set(other)
-    records = []
-    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            record = json.loads(line)
-            if record["arxiv_id"] in wanted:
-                records.append(record)
-    settings = Settings(home=tmp_path / "home", generation={"self_evaluate": False})
-    Corpus(settings).add_papers([paper_from_record(r) for r in records], progress=False)
-    result = start_run(RAG, build_deps(settings), runs_dir=tmp_path / "runs")
-    assert result.finished
-    survey = json.loads((result.run_dir / "survey.json").read_text(encoding="utf-8"))
-    cited = [ref.get("arxiv_id") for ref in survey["references"]]
-    on_topic = sum(a in set(rag) for a in cited)
-    assert len(cited) >= 20 and on_topic / len(cited) >= 0.9, (on_topic, len(cited))
-    relevance = result.state["relevance"]
-    assert relevance["kept"] <= 80  # the pool shrank to what is on topic ...
-    assert len(result.state["outline"]) * 3 >= len([s for sec in result.state["outline"] for s in sec["subsections"]])
-    manifest = json.loads((result.run_dir / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["outcome"]["exit_code"] == 0
+def test_key_phrases_are_what_the_kept_titles_share_and_the_background_does_not():
+    kept = ["KV Cache Compression for Long-Context LLM Inference", "Speculative Decoding with Draft Trees",
+            "Adaptive KV Cache Compression", "Lossless Speculative Decoding for LLMs",
+            "KV Cache Eviction by Attention Scores", "Faster Speculative Decoding via Early Exit"]
+    background = ["Image Segmentation with Transformers", "A Benchmark for Video Question Answering",
+                  "Graph Neural Networks for Molecules", "Long-Context Retrieval for Question Answering"] * 5
+    phrases = key_phrases(kept, background, 5, topic_words=set(stem_text("Efficient LLM Inference").split()))
+    assert set(phrases[:2]) == {"speculative decoding", "kv cache"}  # three titles each; none inside another
+    assert not any("llm inference" == p for p in phrases)  # made of the topic's own words

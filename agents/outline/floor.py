@@ -1,14 +1,16 @@
-"""Outline floor: heuristic outline learning without an LLM.
+"""Outline floor: the pool's taxonomy, without an LLM.
 
 The related human outlines (P_S) give the survey's section roles and their order (foundations,
 method families, benchmarks and evaluation, applications: agents/outline/roles.py); their wording
 is never copied. The topic's on-topic papers (memory M) fill the roles: surveys and analyses go to
 the foundations, benchmarks to evaluation, papers naming an application domain to applications
-(one subsection per domain), and the rest are clustered on their embeddings into method families
-(k-means, fixed seed), each split into subsections. Clusters are named by keyphrases their own
-titles share (class-based TF-IDF; never a system or dataset name). Every heading has papers behind
-it by construction: their ids, most central first, are kept on the outline entry (``paper_ids``)
-and become the section memory M_i.
+(one subsection per domain). The rest are organised by concept (concepts.py): the method sections
+are the multi-word phrases that organise the most papers ("speculative decoding", "KV cache
+compression"), chosen greedily so that together they cover the pool, and the subsections of every
+section are the phrases that organise its papers. Each paper goes under the heading that fits it
+best (named in its title, then in its abstract, then the closest by embedding), so a heading has
+its papers behind it by construction: their ids, the ones naming it first, are kept on the outline
+entry (``paper_ids``) and become the section memory M_i.
 """
 
 from __future__ import annotations
@@ -22,55 +24,20 @@ from ...models import normalize_title
 from ..facets import contribution_kind
 from ..text import and_list, as_data
 from .headings import validate_heading
-from .names import class_terms, name_from_terms, surface_forms, topic_words
+from .concepts import Concept, PhraseIndex, candidate_concepts, fit, select_concepts
+from .names import topic_words
 from .roles import APPLICATIONS, DOMAIN_SHORT, EVALUATION, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
 
 Encode = Callable[[list[str]], np.ndarray]
+MIN_SHARE = 0.01  # a heading's phrase must organise this share of the pool (at least two papers)
+FRINGE = 0.1  # the share of the pool least similar to the topic
+SUB_SHARE = 0.05  # a subsection's phrase must organise this share of its section
+STRICT_QUANTILE = 0.25  # a paper naming no subsection phrase joins one as close as its lower quartile of papers
+SECTION_PRIOR_MIN = 1  # method sections are phrases human surveys use as headings or categories, when enough are
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.maximum(norms, 1e-12)
-
-
-def kmeans_groups(vectors: np.ndarray, k: int, *, seed: int, min_size: int) -> list[list[int]]:
-    """k groups of row indices (k-means on unit vectors), none smaller than ``min_size``.
-
-    A group below ``min_size`` takes, one at a time, the member of a larger group that is
-    closest to it relative to its own centroid (the smallest loss of fit), so outliers cannot
-    leave a section or subsection with one paper.
-    """
-    from sklearn.cluster import KMeans
-
-    n = len(vectors)
-    k = max(1, min(k, n // max(min_size, 1)))
-    if k == 1:
-        return [list(range(n))]
-    labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(vectors)
-    groups = [list(np.flatnonzero(labels == c)) for c in range(k)]
-    groups = [g for g in groups if g]
-    while True:
-        small = [i for i, g in enumerate(groups) if len(g) < min_size]
-        if not small:
-            break
-        target = min(small, key=lambda i: (len(groups[i]), i))
-        centroids = np.stack([_normalise(vectors[g].mean(axis=0, keepdims=True))[0] for g in groups])
-        best = None
-        for i, group in enumerate(groups):
-            if len(group) <= min_size:
-                continue
-            for row in group:
-                loss = float(vectors[row] @ centroids[i] - vectors[row] @ centroids[target])
-                if best is None or (loss, row) < best[0]:
-                    best = ((loss, row), i)
-        if best is None:  # nothing left to move: merge the small group into its nearest neighbour
-            others = [i for i in range(len(groups)) if i != target]
-            nearest = max(others, key=lambda i: float(centroids[i] @ centroids[target]))
-            groups[nearest] += groups.pop(target)
-            continue
-        (_, row), source = best
-        groups[source].remove(row)
-        groups[target].append(row)
-    return [sorted(int(r) for r in g) for g in groups]
 
 
 def _central_order(vectors: np.ndarray, rows: list[int]) -> tuple[list[int], np.ndarray]:
@@ -90,59 +57,6 @@ def _describe(name: str, terms: list[str], ids: list[str], papers: dict[str, dic
     span = f", {min(years)}-{max(years)}" if years else ""
     shown = [forms.get(t, t) for t in terms[:3]]
     return as_data(f"{len(ids)} papers{span} on {and_list(shown)}." if shown else f"{len(ids)} papers{span}.", 300)
-
-
-def _name_clusters(term_lists: list[list[str]], forms: dict[str, str], *, topic: str, taken: set[str],
-                   avoid: list[str] | None = None) -> list[dict]:
-    named = []
-    for i, terms in enumerate(term_lists):
-        name, kept = name_from_terms(terms, forms, topic=topic, taken=taken, avoid=(avoid or [""] * len(term_lists))[i])
-        if not name:  # no usable phrase at all (a tiny cluster of unrelated papers)
-            context = (avoid or [""] * len(term_lists))[i]
-            name = f"Further Directions in {context}" if context else f"Further Directions ({i + 1})"
-        taken.add(normalize_title(name))
-        named.append({"title": name, "terms": kept, "source": "clusters"})
-    return named
-
-
-def _name_groups(groups: list[list[int]], ids: list[str], papers: dict[str, dict], banned: set[str],
-                 forms: dict[str, str], *, topic: str, taken: set[str], avoid: list[str] | None = None) -> list[dict]:
-    """Names for groups of rows: phrases their own titles share, never a system name."""
-    term_lists = class_terms([_texts(papers, [ids[r] for r in rows]) for rows in groups], banned,
-                             titles=[[papers[ids[r]].get("title", "") for r in rows] for rows in groups])
-    named_lists = []
-    for rows, terms in zip(groups, term_lists):
-        named_lists.append([t for t in terms if _title_support(t, rows, ids, papers) >= _needed(len(rows))
-                            and not is_system_name(forms.get(t, t))])
-    return _name_clusters(named_lists, forms, topic=topic, taken=taken, avoid=avoid)
-
-
-def _needed(n_papers: int) -> int:
-    """Titles that must share a phrase before it may name their group: two (one paper's wording
-    is not what a group shares)."""
-    return 2 if n_papers > 1 else 1
-
-
-def _title_support(phrase: str, rows: list[int], ids: list[str], papers: dict[str, dict]) -> int:
-    key = f" {normalize_title(phrase)} "
-    return sum(key in f" {normalize_title(papers[ids[r]].get('title', ''))} " for r in rows)
-
-
-def _merge_unnamed(named: list[dict], groups: list[list[int]], vectors: np.ndarray) -> tuple[list[dict], list[list[int]]]:
-    """Groups whose titles share no phrase join the nearest named group (a heading must name
-    what its papers share; a name one paper gives is not a subsection)."""
-    keep = [i for i, item in enumerate(named) if item.get("terms")]
-    if not keep or len(keep) == len(named):
-        return named, groups
-    merged = {i: list(groups[i]) for i in keep}
-    centroids = {i: _central_order(vectors, groups[i])[1] for i in keep}
-    for i, group in enumerate(groups):
-        if i in merged:
-            continue
-        own = _central_order(vectors, group)[1]
-        nearest = max(keep, key=lambda j: (float(own @ centroids[j]), -j))
-        merged[nearest] += group
-    return [named[i] for i in keep], [_central_order(vectors, merged[i])[0] for i in keep]
 
 
 def _role_sections(topic: str, ids: list[str], papers: dict[str, dict], demos: list[dict], n_sections: int,
@@ -213,67 +127,132 @@ def _named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic
     return {**sub, "title": title, "source": "role:kinds"}
 
 
+def _centroid(vectors: np.ndarray, rows: list[int] | set[int]) -> np.ndarray:
+    return _normalise(vectors[sorted(rows)].mean(axis=0, keepdims=True))[0]
+
+
+def _place(rows: list[int], concepts: list[Concept], vectors: np.ndarray, *, strict: bool = False) -> list[list[int]]:
+    """Every row under the phrase that fits it best: named in its title, then in its abstract, ties
+    (and rows naming none) by cosine to the phrase's papers. Each group is ordered by fit, then by
+    closeness to its centroid, so the papers about the heading come first. ``strict`` (subsections):
+    a row naming none of the phrases joins one only when it is at least as close to the phrase's
+    papers as the median paper naming it; otherwise it stays in its section's memory only."""
+    members = [sorted(c.support & set(rows)) or rows for c in concepts]
+    centroids = np.stack([_centroid(vectors, m) for m in members])
+    sims = vectors[rows] @ centroids.T
+    position = {row: i for i, row in enumerate(rows)}
+    bars = [float(np.quantile([sims[position[r], j] for r in m], STRICT_QUANTILE)) for j, m in enumerate(members)]
+    groups: list[list[tuple]] = [[] for _ in concepts]
+    for i, row in enumerate(rows):
+        fits = [fit(c, row) for c in concepts]
+        best = max(range(len(concepts)), key=lambda j: (fits[j], sims[i, j], -j))
+        if strict and not fits[best] and sims[i, best] < bars[best]:
+            continue
+        groups[best].append((-fits[best], -float(sims[i, best]), row))
+    return [[row for *_, row in sorted(group)] for group in groups]
+
+
+def _named(concepts: list[Concept], *, topic: str, taken: set[str], k: int) -> list[Concept]:
+    """The first ``k`` concepts whose title is a valid, unused heading (not a system's name)."""
+    kept = []
+    for concept in concepts:
+        title = concept.title()
+        if len(kept) == k or is_system_name(title) or validate_heading(title, topic=topic, taken=taken):
+            continue
+        taken.add(normalize_title(title))
+        kept.append(concept)
+    return kept
+
+
+def _subsections(section_key: str, rows: list[int], concepts: list[Concept], vectors: np.ndarray, *, k: int,
+                 min_support: int, topic: str, taken: set[str]) -> list[tuple[Concept, list[int]]]:
+    """Concepts within one section's papers (each must add a word to the section's phrase), every row
+    placed under the one that fits it best."""
+    inside = [c for c in concepts if c.key != section_key and not set(c.key.split()) <= set(section_key.split())]
+    chosen = select_concepts(inside, set(rows), 3 * k, min_support=min_support)
+    chosen = _named(chosen, topic=topic, taken=taken, k=k)
+    if not chosen:
+        return []
+    return [(c, g) for c, g in zip(chosen, _place(rows, chosen, vectors, strict=True)) if g]
+
+
 def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,
                         n_sections: int, n_subsections: int, demos: list[dict] | None = None,
-                        encode: Encode | None = None, seed: int = 0, topic_terms: set[str] | None = None) -> list[dict]:
-    """Sections with subsections, each {title, description, query, paper_ids, terms, source, role}.
+                        encode: Encode | None = None, seed: int = 0, topic_terms: set[str] | None = None,
+                        kb_counts: dict[str, int] | None = None, related: set[str] | None = None,
+                        background: dict | None = None) -> list[dict]:
+    """A taxonomy of the pool: sections with subsections, each {title, description, query,
+    paper_ids, terms, source, role}.
 
     ``ids``/``vectors``: the on-topic memory M and its embeddings (rows in the same order). The
-    related human outlines (``demos``) give the section roles and their order (agents/outline/roles.py),
-    never their wording; method families are clusters of M named by phrases their titles share.
-    ``topic_terms``: the topic's concept variants (acronyms such as 'vla'), which may not name a part.
+    related human outlines (``demos``) give the section roles and their order (roles.py), never their
+    wording. Method sections and every subsection are concept phrases chosen because they organise
+    many of the section's papers (concepts.py); ``kb_counts`` (phrase -> surveys using it as a
+    heading or category) and ``related`` (phrases of the surveys closest to the topic) come from the
+    outline knowledge base. ``topic_terms``: the topic's concept variants, which name no part of it.
     """
     vectors = _normalise(np.asarray(vectors, dtype=float))
-    banned = topic_words(topic) | set(topic_terms or ())  # the topic's own words and acronyms name no part of it
-    forms = surface_forms(_texts(papers, ids))
+    banned = topic_words(topic) | set(topic_terms or ())
+    texts = _texts(papers, ids)
+    index = PhraseIndex([as_data(papers[i].get("title")) for i in ids], [as_data(papers[i].get("abstract")) for i in ids],
+                        banned)
+    min_support = max(2, round(MIN_SHARE * len(ids)))
+    concepts = candidate_concepts(index, min_support=min_support, kb_counts=kb_counts, related=set(related or ()),
+                                  background=background)
+    if encode is not None and len(ids) >= 10:
+        # a phrase whose papers are mostly the pool's fringe (the tenth least similar to the topic)
+        # organises no part of the topic: an incidental cluster, not a section
+        topic_sims = vectors @ _normalise(np.asarray(encode([topic]), dtype=float))[0]
+        fringe = set(np.flatnonzero(topic_sims < np.quantile(topic_sims, FRINGE)).tolist())
+        concepts = [c for c in concepts if len(c.support & fringe) <= 0.5 * len(c.support)]
+    forms = {c.key: c.form for c in concepts}
     min_size = max(2 * n_subsections, 4)
     fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_size)
     taken: set[str] = set()
-    sections: list[dict] = []  # {title, terms, source, role, rows, subgroups: [(name|None, rows)]}
-    method_groups = [[method_rows[i] for i in g] for g in
-                     kmeans_groups(vectors[method_rows], n_methods, seed=seed, min_size=min(min_size, len(method_rows)))]
-    method_groups = [_central_order(vectors, g)[0] for g in method_groups]
-    method_names = _name_groups(method_groups, ids, papers, banned, forms, topic=topic, taken=taken)
-    method_names, method_groups = _merge_unnamed(method_names, method_groups, vectors)
-    if len(method_names) == 1 and not method_names[0].get("terms"):  # nothing shared at all: any phrase
-        taken.discard(normalize_title(method_names[0]["title"]))
-        method_names = _name_clusters(class_terms([_texts(papers, [ids[r] for r in method_groups[0]])], banned),
-                                      forms, topic=topic, taken=taken)
-    for item, rows in zip(method_names, method_groups):
-        sections.append({**item, "role": METHODS, "rows": rows})
+    sections: list[dict] = []
+    known = [c for c in concepts if c.prior >= SECTION_PRIOR_MIN or c.related]
+    heads = select_concepts(known, set(method_rows), 3 * n_methods, min_support=max(min_size, 2 * min_support))
+    if len(heads) < n_methods:  # too few phrases the literature names parts by: any phrase of the pool
+        heads = select_concepts(concepts, set(method_rows), 3 * n_methods, min_support=max(min_size, 2 * min_support))
+    heads = _named(heads, topic=topic, taken=taken, k=n_methods)
+    if heads:
+        for concept, rows in zip(heads, _place(method_rows, heads, vectors)):
+            if rows:
+                sections.append({"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows,
+                                 "source": "concepts"})
+    elif method_rows:
+        title = f"Methods for {topic}" if len(topic) <= 40 else f"Methods for {topic.split(' for ')[0]}"
+        sections.append({"title": title, "key": "", "role": METHODS, "rows": method_rows, "source": "role:methods"})
+        taken.add(normalize_title(title))
     for role, rows in fixed:
         title = role_heading(role, topic)
         taken.add(normalize_title(title))
-        ordered = _central_order(vectors, rows)[0]
-        sections.append({"title": title, "terms": [], "source": f"role:{role}", "role": role, "rows": ordered})
+        sections.append({"title": title, "key": "", "role": role, "rows": _central_order(vectors, rows)[0],
+                         "source": f"role:{role}"})
     order = learn_roles(demos or [])[0]
     sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
     result = []
     for section in sections:
         rows = section["rows"]
         if section["role"] == APPLICATIONS:
-            groups = _domain_groups(rows, ids, papers, topic, n_subsections)
             subs = []
-            for name, members in groups:
+            for name, members in _domain_groups(rows, ids, papers, topic, n_subsections):
                 taken.add(normalize_title(name))
                 subs.append({"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]})
         else:
-            leaf = [[rows[i] for i in g] for g in kmeans_groups(vectors[rows], n_subsections, seed=seed, min_size=2)]
-            leaf = [_central_order(vectors, g)[0] for g in leaf]
-            named = _name_groups(leaf, ids, papers, banned, forms, topic=topic, taken=taken,
-                                 avoid=[section["title"]] * len(leaf))
-            named, leaf = _merge_unnamed(named, leaf, vectors)
-            if not any(item.get("terms") for item in named):  # no subgroup shares a phrase: one subsection
-                leaf = [_central_order(vectors, rows)[0]]
-                for item in named:
-                    taken.discard(normalize_title(item["title"]))
-                named = _name_clusters(class_terms([_texts(papers, [ids[r] for r in rows])], banned), forms,
-                                       topic=topic, taken=taken, avoid=[section["title"]])
-            subs = [{**item, "rows": g} for item, g in zip(named, leaf)]
-            if len(subs) == 1 and section["role"] in KIND_NAMED_ROLES:
+            placed = _subsections(section["key"], rows, concepts, vectors, k=n_subsections,
+                                  min_support=max(2, min_support, round(SUB_SHARE * len(rows))),
+                                  topic=topic, taken=taken)
+            subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
+            if not subs:  # no phrase organises two of its papers: one subsection named by their kinds
+                subs = [{"title": section["title"], "terms": [], "source": "role:kinds", "rows": rows}]
                 subs[0] = _named_by_kinds(subs[0], ids, papers, topic=topic, taken=taken)
-        if not section["terms"]:  # a role section's terms: its subsections' lead phrases
-            section["terms"] = [t for sub in subs for t in sub["terms"][:1]]
+                if subs[0]["title"] == section["title"]:
+                    subs[0]["title"] = f"{section['title']} Methods"
+                    taken.add(normalize_title(subs[0]["title"]))
+            elif len(subs) == 1 and section["role"] in KIND_NAMED_ROLES:
+                subs[0] = _named_by_kinds(subs[0], ids, papers, topic=topic, taken=taken)
+        section["terms"] = [section["key"]] if section["key"] else [t for sub in subs for t in sub["terms"][:1]]
         result.append(_entry(section, ids, papers, forms) | {
             "role": section["role"], "subsections": [_entry(sub, ids, papers, forms) for sub in subs]})
     return result

@@ -1,0 +1,293 @@
+"""Concept phrases of a pool of papers, and which papers each one organises.
+
+A heading of the taxonomy is a multi-word phrase the literature uses for a concept ("KV cache
+compression", "speculative decoding"), chosen because many pool papers are about it. This module
+finds the candidates and their support:
+
+* candidates are 2-4 word phrases of the pool's titles and abstracts (sentence-bounded, no stop or
+  boilerplate word at either end, not the topic alone), plus the phrases related human surveys use
+  as headings or stated categories (the outline knowledge base, retrieval/outline_kb.py);
+* a paper *supports* a phrase when its title (strongly) or abstract (weakly) contains it, matched
+  on light stems ("KV caches" = "KV cache");
+* a phrase's score rewards how many papers it organises, how often human surveys use it as a
+  heading or category, and naming papers in their titles (titles name what a paper is about).
+
+Why not KeyBERT or YAKE alone: a heading must organise papers, so each candidate needs the set of
+papers that name it, which an index of phrase occurrences gives directly; keyphrase rankers score a
+phrase for one text (YAKE) or by similarity to one embedded text (KeyBERT) and give no paper sets.
+benchmarks/outline_keyphrases.py compares the four on the tuning topics against the headings of
+each topic's own human survey.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from ...evaluation.structure import stem_word
+from .names import GENERIC_WORDS, STOP, _participle, _tokens, title_case
+
+MAX_WORDS = 4
+# Words that may sit inside a phrase ('mixture of experts', 'chain of thought'), never at its ends.
+INNER = {"of", "and", "for", "in", "to"}
+# Words that never start or end a concept phrase although they are not boilerplate elsewhere.
+EDGE_BAN = GENERIC_WORDS | {"like", "such", "high", "low", "better", "best", "good", "large", "small", "based",
+                            "multiple", "single", "diverse", "complex", "simple", "real", "world", "wide", "range",
+                            "level", "scale", "end", "long", "short", "fine", "grained", "step", "time", "paradigm",
+                            "setting", "settings", "stage", "field", "domain", "domains", "area", "areas", "way",
+                            "ways", "process", "form", "type", "types", "kind", "set", "sets", "number", "series",
+                            "lack", "gap", "gaps", "need", "limited", "current", "prior", "previous", "future",
+                            "potential", "critical", "crucial", "important", "promising", "remarkable", "impressive",
+                            "strong", "robust", "efficient", "accurate", "reliable", "generalization", "ability",
+                            "abilities", "limitation", "limitations", "potential", "direction", "directions",
+                            "introduction", "overview", "survey", "review", "benchmark", "benchmarks", "dataset",
+                            "datasets", "evaluation", "baseline", "baselines", "open", "source", "open-source",
+                            "unified", "comprehensive", "systematic", "general", "novel", "simple", "generation"}
+
+
+# Verbs that open a title or clause as gerunds ('Integrating External Knowledge'): never a concept's head.
+GERUND_VERBS = set("""integrating enhancing improving leveraging incorporating combining using enabling providing
+    addressing introducing achieving reducing generating retrieving bridging mitigating boosting exploring evaluating
+    investigating rethinking revisiting understanding empowering unlocking unleashing advancing harnessing augmenting
+    utilizing employing adapting aligning selecting optimizing ensuring maintaining capturing exploiting handling
+    supporting guiding making building towards scaling teaching training making turning assessing benchmarking
+    measuring analyzing characterizing quantifying detecting""".split())
+
+
+def stem_key(words: list[str]) -> str:
+    return " ".join(stem_word(w) for w in words)
+
+
+@dataclass
+class Concept:
+    key: str  # stems joined by spaces
+    form: str  # usual spelling
+    strong: set[int] = field(default_factory=set)  # rows whose title has it
+    weak: set[int] = field(default_factory=set)  # rows whose abstract (only) has it
+    prior: int = 0  # human surveys using it as a heading or category
+    related: bool = False  # used by a survey related to the topic
+    lift: float = 1.0  # its share of the pool over its share of the background sample
+
+    @property
+    def support(self) -> set[int]:
+        return self.strong | self.weak
+
+    def weight(self, rows: set[int] | None = None) -> float:
+        strong = self.strong if rows is None else self.strong & rows
+        weak = self.weak if rows is None else self.weak & rows
+        return len(strong) + 0.5 * len(weak)
+
+    def title(self) -> str:
+        return title_case(self.form)
+
+
+_ADJECTIVE_END = ("ive", "able", "ible", "ous", "ful", "less", "ly")
+NOUNS_IN_AL = {"retrieval", "signal", "removal", "proposal", "interval", "arrival", "approval", "survival", "rehearsal",
+               "trial", "material", "potential", "tutorial", "manual", "animal", "terminal", "journal", "hospital",
+               "rival", "portal", "appraisal", "referral", "denial", "dismissal", "disposal", "renewal", "reversal"}
+# Verbs that open a clause ('Mitigate Hallucinations', 'Fails to ...'): a phrase never starts with one.
+CLAUSE_VERBS = {"mitigate", "mitigates", "reduce", "improve", "enhance", "enable", "fail", "fails", "use", "uses",
+                "make", "makes", "achieve", "yield", "yields", "remain", "remains", "suffer", "suffers", "lead", "leads"}
+BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "github", "result", "paper", "manuscript"}
+
+
+def _noun_end(word: str) -> bool:
+    """Not an adjective or adverb by its ending ('contrastive', 'generalizable', 'multimodal',
+    'independently'): a phrase ending on one was cut before its noun."""
+    last = word.split("-")[-1]
+    if last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL):
+        return False
+    return last not in BOILERPLATE_NOUNS
+
+
+def _ok_edge(word: str, banned: set[str]) -> bool:
+    parts = [p for p in word.split("-") if p]
+    if word in STOP or word in EDGE_BAN or not parts or word.isdigit() or len(word) < 2 or _participle(word):
+        return False
+    return any(p not in STOP and p not in EDGE_BAN and p not in banned and not p.isdigit() for p in parts) or \
+        word not in banned
+
+
+def phrase_grams(words: list[str], banned: set[str]) -> list[tuple[str, ...]]:
+    """Candidate n-grams (2..MAX_WORDS) of one token run, lower-cased words kept."""
+    low = [w.lower() for w in words]
+    grams = []
+    for n in range(2, MAX_WORDS + 1):
+        for i in range(len(low) - n + 1):
+            gram = low[i:i + n]
+            if gram[0] in GERUND_VERBS or gram[0] in CLAUSE_VERBS or not _noun_end(gram[-1]) \
+                    or not (_ok_edge(gram[0], banned) and _ok_edge(gram[-1], banned)):
+                continue
+            inner = gram[1:-1]
+            if any(w in STOP and w not in INNER for w in inner) or any(len(w) < 2 for w in gram):
+                continue
+            if all(p in banned or p in STOP for w in gram for p in w.split("-") if p):
+                continue  # the topic's own words ('large language models')
+            grams.append(tuple(gram))
+    return grams
+
+
+class PhraseIndex:
+    """Every candidate phrase of the pool with the rows that contain it (title / abstract)."""
+
+    def __init__(self, titles: list[str], abstracts: list[str], banned: set[str]):
+        self.n = len(titles)
+        self.in_title: dict[str, set[int]] = defaultdict(set)
+        self.in_abstract: dict[str, set[int]] = defaultdict(set)
+        self.forms: dict[str, Counter] = defaultdict(Counter)
+        self.followers: dict[str, Counter] = defaultdict(Counter)  # next word after each occurrence
+        self.banned = banned
+        for row, (title, abstract) in enumerate(zip(titles, abstracts)):
+            for target, text in ((self.in_title, title), (self.in_abstract, abstract)):
+                for run in _tokens(text):
+                    for gram in phrase_grams(run, banned):
+                        key = stem_key(list(gram))
+                        target[key].add(row)
+                        self.forms.setdefault(key, Counter())
+            for run in _tokens(f"{title}. {abstract}"):  # original casing ('KV cache', 'LoRA')
+                for n in range(2, MAX_WORDS + 1):
+                    for i in range(len(run) - n + 1):
+                        key = stem_key([w.lower() for w in run[i:i + n]])
+                        if key in self.forms:
+                            self.forms[key][" ".join(run[i:i + n])] += 1
+                            self.followers[key][stem_word(run[i + n].lower()) if i + n < len(run) else ""] += 1
+
+    def incomplete(self, key: str) -> bool:
+        """Nearly always continued by the same word ('integrating external' -> 'knowledge')."""
+        found = self.followers.get(key)
+        if not found or sum(found.values()) < 2:
+            return False
+        word, count = found.most_common(1)[0]
+        return bool(word) and count >= 0.7 * sum(found.values())
+
+    def form(self, key: str) -> str:
+        found = self.forms.get(key)
+        if not found:
+            return key
+        best = found.most_common(1)[0][0]
+        lower = best.lower()
+        # a capital that only starts a title ('Speculative Decoding') yields to the lower-case form
+        if lower in found and all(w[1:].islower() or len(w) == 1 for w in best.split()):
+            return lower
+        return best
+
+    def concept(self, key: str) -> Concept:
+        strong = set(self.in_title.get(key, ()))
+        return Concept(key, self.form(key), strong, set(self.in_abstract.get(key, ())) - strong)
+
+
+def _contains(longer: str, shorter: str) -> bool:
+    return f" {shorter} " in f" {longer} "
+
+
+MIN_LIFT = 3.0  # a phrase this much more common in the pool than in the background names a part of the field
+
+
+def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[str, int] | None = None,
+                       related: set[str] | frozenset = frozenset(), max_share: float = 0.4,
+                       background: dict | None = None) -> list[Concept]:
+    """Phrases supported by at least ``min_support`` papers (a title counts, an abstract only with
+    a second abstract or a title), at most ``max_share`` of the pool (more is the topic itself), not
+    a fragment that nearly always continues into one longer phrase ('augmented generation'), and, with
+    a ``background`` ({papers, df} of a sample of the whole store), at least MIN_LIFT times more common
+    in the pool than in the background ('real-world applications' is common everywhere)."""
+    kb_counts = kb_counts or {}
+    keys = set(index.in_title) | set(index.in_abstract)
+    concepts = {}
+    for key in keys:
+        strong = index.in_title.get(key, set())
+        support = len(strong | index.in_abstract.get(key, set()))
+        if support < min_support or support > max_share * max(index.n, 1) or (not strong and support < 2) \
+                or index.incomplete(key):
+            continue
+        concepts[key] = index.concept(key)
+    # fragments: a phrase whose support is >= 80% that of one phrase extending it by a word
+    longer_by_word: dict[str, list[str]] = defaultdict(list)
+    for key in concepts:
+        words = key.split()
+        if len(words) > 2:
+            longer_by_word[" ".join(words[1:])].append(key)
+            longer_by_word[" ".join(words[:-1])].append(key)
+    fragments = set()
+    for short, longs in longer_by_word.items():
+        if short in concepts:
+            best = max(longs, key=lambda k: (len(concepts[k].support), k))
+            if len(concepts[best].support) >= 0.8 * len(concepts[short].support):
+                fragments.add(short)
+    result = []
+    for key, concept in concepts.items():
+        if key in fragments:
+            continue
+        concept.prior = kb_counts.get(key, 0)
+        concept.related = key in related
+        if background and background.get("papers"):
+            share = len(concept.support) / max(index.n, 1)
+            concept.lift = share / ((background["df"].get(key, 0) + 1) / background["papers"])
+            if concept.lift < MIN_LIFT:
+                continue
+        result.append(concept)
+    return sorted(result, key=lambda c: c.key)
+
+
+def concept_score(concept: Concept, rows: set[int] | None = None) -> float:
+    """How well the phrase organises ``rows`` (all rows when None): weighted support, times the
+    literature's use of it as a heading, times the share of its papers naming it in the title."""
+    weight = concept.weight(rows)
+    support = len(concept.support if rows is None else concept.support & rows)
+    if not support:
+        return 0.0
+    title_share = len(concept.strong if rows is None else concept.strong & rows) / support
+    specific = min(math.log2(1.0 + concept.lift), 6.0) / 6.0
+    return weight * (1.0 + math.log1p(concept.prior)) * (1.3 if concept.related else 1.0) * (0.5 + title_share) * specific
+
+
+def overlapping_words(a: str, b: str) -> bool:
+    return bool(set(a.split()) & set(b.split()))
+
+
+def select_concepts(concepts: list[Concept], rows: set[int], k: int, *, min_support: int,
+                    avoid: set[str] | frozenset = frozenset(), max_overlap: float = 0.5) -> list[Concept]:
+    """Up to ``k`` phrases that together organise ``rows``: greedy on the score of the papers not yet
+    covered; a phrase sharing a word with one already chosen (or with ``avoid``), or whose papers
+    are mostly already covered by one chosen phrase, is skipped."""
+    chosen: list[Concept] = []
+    covered: set[int] = set()
+    pool = [c for c in concepts if len(c.support & rows) >= min_support
+            and not any(overlapping_words(c.key, a) for a in avoid)]
+    while len(chosen) < k:
+        best, best_score = None, 0.0
+        for concept in pool:
+            if any(overlapping_words(concept.key, c.key) for c in chosen):
+                continue
+            mine = concept.support & rows
+            if any(len(mine & c.support) > max_overlap * len(mine) for c in chosen):
+                continue
+            fresh = mine - covered
+            if len(fresh) < min_support:
+                continue
+            score = concept_score(concept, fresh)
+            if score > best_score or (score == best_score and best is not None and concept.key < best.key):
+                best, best_score = concept, score
+        if best is None:
+            break
+        chosen.append(best)
+        covered |= best.support & rows
+    return chosen
+
+
+
+
+def fit(concept: Concept, row: int) -> float:
+    """How much a paper is about a phrase: 2 in its title, 1 in its abstract, else 0."""
+    return 2.0 if row in concept.strong else 1.0 if row in concept.weak else 0.0
+
+
+def phrase_key(phrase: str) -> str:
+    """The stem key of a heading or category as the index would key it ('KV-Cache Compression' ->
+    'kv-cache compression'); empty when it is not a 2-4 word phrase."""
+    runs = [run for run in _tokens(str(phrase or "")) if run]
+    if len(runs) != 1 or not 2 <= len(runs[0]) <= MAX_WORDS:
+        return ""
+    return stem_key([w.lower() for w in runs[0]])

@@ -1,0 +1,172 @@
+"""A topic's facets, and how much of each a paper names.
+
+"Fairness in Recommender Systems" has two facets, and a paper on the topic must be about both;
+"Efficient Inference for Large Language Models" has "efficient inference" and "large language
+models". A facet is read as *units*: a sub-phrase the literature abbreviates ("large language
+models" -> LLM, "vision-language-action" -> VLA, mined from the candidates' own "(LLMs)"
+definitions) or a single content word. Units are matched on Snowball stems, word by word, so
+"efficiency of LLM inference" names both units of "efficient inference" and "recommendation"
+names "recommender"; generic heads ("models", "systems") are not units when the facet has others.
+
+This module reads words only. Whether a paper is *about* the topic is decided with meaning as well
+(retrieval/topic_classifier.py learns the topic's vocabulary from its confident papers, and
+retrieval/topic_judge.py combines both with a model fitted on the labelled set): a KV-cache paper
+never writes "efficient inference", and the lexical facet score says so honestly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+
+from .bm25_index import tokenize
+
+# Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
+# one of them: "Integrated Sensing and Communication" is one concept.
+CONNECTORS = re.compile(r"\s+(?:for|in|of|on|with|via|using|towards?|across|under|from|by)\s+|-based\s+|\s+based\s+"
+                        r"|-driven\s+|-powered\s+|-enabled\s+", re.IGNORECASE)
+# Head nouns that say what kind of thing a concept is, not what it is about.
+GENERIC_HEADS = frozenset({"model", "network", "system", "method", "approach", "framework", "technique",
+                           "architecture", "algorithm", "survey", "review", "overview", "study", "studies"})
+_ACRONYM = re.compile(r"\(([A-Za-z0-9][A-Za-z0-9\-]{1,11})\)")
+_WORD = re.compile(r"[a-z0-9]+")
+# Function words never make a unit (the bm25 tokenizer's stopwords plus question words a user may type).
+_STOP = frozenset("a an and are as at be by for from has have in into is it its of on or our that the their this "
+                  "these to was we were which with via using based towards toward can also than how what why "
+                  "recent advances advance progress state art".split())
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    """Snowball's stem, with the plural 's' of acronyms dropped too ("LLMs", "GNNs", "3DGS"),
+    which Snowball keeps."""
+    stem = _STEMMER.stemWord(word)
+    if len(stem) > 3 and stem.endswith("s") and not stem.endswith("ss"):
+        stem = stem[:-1]
+    return stem
+
+
+def stem_text(text: str) -> str:
+    """Lower-case Snowball stems of the words of ``text``, space-joined, function words out."""
+    return " ".join(_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP)
+
+
+@dataclass(frozen=True)
+class Unit:
+    phrase: str  # as read from the topic ("large language models", "fairness")
+    forms: tuple[str, ...]  # stem strings, any of which names the unit ("larg languag model", "llm")
+
+    def to_dict(self) -> dict:
+        return {"phrase": self.phrase, "forms": list(self.forms)}
+
+
+@dataclass(frozen=True)
+class Facet:
+    phrase: str
+    units: tuple[Unit, ...]
+
+    def to_dict(self) -> dict:
+        return {"phrase": self.phrase, "units": [u.to_dict() for u in self.units]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Facet":
+        return cls(str(data["phrase"]), tuple(Unit(str(u["phrase"]), tuple(u["forms"])) for u in data["units"]))
+
+
+def concept_phrases(topic: str) -> list[str]:
+    """The topic split at its connectors: "Diffusion Models for Video Generation" ->
+    ["Diffusion Models", "Video Generation"]."""
+    parts = [p.strip(" ,:;-") for p in CONNECTORS.split(" ".join(topic.split()))]
+    return [p for p in parts if tokenize(p)]
+
+
+def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_count: int = 2) -> list[str]:
+    """Acronyms the texts define for a phrase: "... large language models (LLMs)" -> "llm".
+
+    The phrase (or the phrase without its generic head: "vision-language-action (VLA) models")
+    must end right before the parenthesis; an acronym must be seen ``min_count`` times and its
+    letters must start like the phrase (so "(GPT-4)" after "large language models" is not one)."""
+    full = list(phrase_tokens)
+    if not full:
+        return []
+    headless = full[:-1] if len(full) > 1 and full[-1] in GENERIC_HEADS else None
+    counts: dict[str, int] = {}
+    for text in texts:
+        for match in _ACRONYM.finditer(text):
+            acronym = "".join(tokenize(match.group(1)))
+            if not acronym or acronym[0] != full[0][0]:
+                continue
+            before = tokenize(text[max(0, match.start() - 160):match.start()])
+            if before[-len(full):] == full or (headless and before[-len(headless):] == headless):
+                counts[acronym] = counts.get(acronym, 0) + 1
+    return sorted(a for a, n in counts.items() if n >= min_count and len(a) >= 2)
+
+
+def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
+    """Longest sub-phrases that the texts abbreviate become one unit each; the other content words
+    are units of their own (generic heads only when nothing else is left)."""
+    tokens = tokenize(phrase)
+    taken = [False] * len(tokens)
+    units: list[Unit] = []
+    for size in range(len(tokens), 1, -1):
+        for start in range(len(tokens) - size + 1):
+            if any(taken[start:start + size]):
+                continue
+            window = tokens[start:start + size]
+            acronyms = mine_acronyms(window, texts)
+            if acronyms:
+                stems = stem_text(" ".join(window))
+                forms = [stems, *(stem_text(a) for a in acronyms)]
+                if window[-1] in GENERIC_HEADS:  # "graph neural (GNN) ..." said without its head
+                    forms.append(stem_text(" ".join(window[:-1])))
+                units.append(Unit(" ".join(window), tuple(dict.fromkeys(forms))))
+                taken[start:start + size] = [True] * size
+    rest = [i for i, t in enumerate(tokens) if not taken[i]]
+    content = [i for i in rest if tokens[i] not in GENERIC_HEADS]
+    for i in (content if (content or units) else rest):
+        units.append(Unit(tokens[i], (_stem(tokens[i]),)))
+    order = {u.phrase: min((i for i, t in enumerate(tokens) if u.phrase.split()[0] == t), default=0) for u in units}
+    return tuple(sorted(units, key=lambda u: order[u.phrase]))
+
+
+def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
+    """The topic's facets; ``texts`` (titles and abstracts of the first candidates) give the
+    acronyms the literature uses."""
+    facets = [Facet(p, _units(p, texts)) for p in concept_phrases(topic)]
+    return [f for f in facets if f.units] or [Facet(topic, (Unit(topic, (stem_text(topic),)),))]
+
+
+@lru_cache(maxsize=8192)
+def _form_pattern(form: str) -> re.Pattern:
+    return re.compile(r"(?<!\S)" + re.escape(form) + r"(?!\S)")
+
+
+def unit_named(unit: Unit, stems: str) -> bool:
+    return any(_form_pattern(f).search(stems) for f in unit.forms)
+
+
+def facet_shares(facets: Sequence[Facet], stems: str) -> list[float]:
+    """Per facet, the share of its units that ``stems`` (a stem_text) names."""
+    return [sum(unit_named(u, stems) for u in f.units) / len(f.units) for f in facets]
+
+
+@dataclass(frozen=True)
+class FacetReading:
+    """How much of the topic's facets a paper names: the weakest facet in the title and in title +
+    abstract, and the facets' mean share in title + abstract."""
+
+    title_min: float
+    text_min: float
+    text_mean: float
+
+
+def read_facets(facets: Sequence[Facet], title: str, abstract: str) -> FacetReading:
+    title_stems = stem_text(title)
+    text_stems = f"{title_stems} {stem_text(abstract)}"
+    in_title, in_text = facet_shares(facets, title_stems), facet_shares(facets, text_stems)
+    return FacetReading(min(in_title), min(in_text), sum(in_text) / len(in_text))
