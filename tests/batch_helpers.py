@@ -38,8 +38,7 @@ if gate:
                 time.sleep(0.2)
         return respond(prompt)
     model.responder = gated
-extra = {"db_outage_limit": float(os.environ["SG_TEST_OUTAGE_LIMIT"])} if "SG_TEST_OUTAGE_LIMIT" in os.environ else {}
-settings = small_settings(Path(home), sections=2, subsections=1, concurrency=1, checkpointer=url, tre=False, **extra)
+settings = small_settings(Path(home), sections=2, subsections=1, concurrency=1, checkpointer=url, tre=False)
 deps = build_deps(settings)
 print(json.dumps(work(url, "t" if len(sys.argv) < 6 else sys.argv[5], deps, runs_dir=Path(runs),
                       event=lambda m: print(m, flush=True))), flush=True)
