@@ -123,6 +123,9 @@ class GenerationSettings(BaseModel):
     # a postgresql:// URL = that database (langgraph-checkpoint-postgres), so a run can be resumed
     # by a worker on another machine (graphs/batch.py, docs/generation.md "Many workers").
     checkpointer: str | None = None
+    # Seconds a batch worker keeps reconnecting to a lost batch database (PostgreSQL stopped or
+    # unreachable) before it exits with one error line; its job stays resumable (docs/generation.md).
+    db_outage_limit: float = Field(300.0, ge=0)
     sections: int = Field(5, ge=1)
     subsections: int = Field(3, ge=1)  # per section
     # With relevance off (the ablation), |P_R|: the topic's nearest candidates, all of them kept.

