@@ -85,7 +85,7 @@ def server(shared_data, tmp_path):
     from surveygraph.settings import Settings
 
     home = tmp_path / "home"
-    Corpus(Settings(home=home)).add_papers(rag_papers(shared_data, 80), progress=False)  # the topic judge needs 50
+    Corpus(Settings(home=home)).add_papers(rag_papers(shared_data, 80), progress=False)
     (tmp_path / "elsewhere").mkdir()
     with _serve(home, tmp_path / "elsewhere") as (client, log):
         yield client, home, log
