@@ -134,7 +134,7 @@ class GenerationSettings(BaseModel):
     # retrieval, pool_per_query ids per engine and query; memory M keeps the memory_limit most
     # probable on-topic papers (the manifest records how many there were).
     pool_rounds: int = Field(4, ge=1, le=10)
-    pool_per_query: int = Field(200, ge=10, le=5000)
+    pool_per_query: int = Field(1000, ge=10, le=5000)
     memory_limit: int = Field(1500, ge=10)
     # Only candidates retrieval/topic_judge.py judges on topic enter M (and the survey shrinks to
     # what is on topic); off = the ablation that keeps every candidate.

@@ -17,6 +17,7 @@ ORDER = [
     "llm",
     "generation",
     "relevance",
+    "topic_pool",
     "session8_generation",
     "session10_generation",
     "session12_generation",

@@ -36,7 +36,7 @@ def human_headings(data: Path, topic: str) -> list[str]:
 
 
 def hits(phrases: list[str], headings: list[str]) -> int:
-    from surveygraph.evaluation.structure import heading_phrases, text_stems
+    from surveygraph.evaluation.headings import heading_phrases, text_stems
 
     heads = [text_stems(h) for h in headings]
     count = 0

@@ -98,7 +98,7 @@ def other_topic_headings(data: Path, topic: str) -> list[str]:
 
 def outline_figures(state: dict, *, encode, foreign: list[str]) -> dict:
     """Counts over every body heading; agreement over subsections and the works they cite."""
-    from surveygraph.evaluation.structure import (foreign_headings, is_bare_generic, is_one_word,
+    from surveygraph.evaluation.headings import (foreign_headings, is_bare_generic, is_one_word,
                                                   lexical_agreement, nearest_heading_agreement)
 
     papers = state.get("papers") or {}

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from surveygraph.agents.outline.floor import build_outline_floor, tfidf_encoder
-from surveygraph.evaluation.structure import (about_heading, foreign_headings, is_bare_generic, is_one_word,
+from surveygraph.evaluation.headings import (about_heading, foreign_headings, is_bare_generic, is_one_word,
                                               lexical_agreement)
 from surveygraph.models import normalize_title
 

@@ -26,7 +26,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from ...evaluation.structure import stem_word
+from ...evaluation.headings import stem_word
 from .names import GENERIC_WORDS, STOP, _participle, _tokens, title_case
 
 MAX_WORDS = 4
