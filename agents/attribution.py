@@ -107,7 +107,8 @@ def paper_handle(paper: dict) -> tuple[str, bool]:
     (singular); none: a quoted title handle (singular, used as "the work “...”").
     """
     names = [surname(a) for a in (paper.get("authors") or [])]
-    names = [n for n in names if re.search(r"[^\W\d_]", n)]
+    # "kurra" in the metadata is still a name: capitalised, it reads as one in a sentence
+    names = [n[:1].upper() + n[1:] for n in names if re.search(r"[^\W\d_]", n)]
     if len(names) >= 3:
         return f"{names[0]} et al.", True
     if len(names) == 2:

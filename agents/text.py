@@ -94,8 +94,12 @@ def count_words(n: int) -> str:
 def in_sentence(phrase: str) -> str:
     """A title's capitals dropped inside a sentence ('Question Answering' -> 'question answering',
     'Retrieval-Augmented' -> 'retrieval-augmented'); acronyms and names with inner capitals kept."""
-    return " ".join(w.lower() if all(part[:1].isupper() and (part[1:].islower() or len(part) == 1)
-                                     for part in w.split("-") if part) else w for w in phrase.split())
+    def title_cased(word: str) -> bool:  # 'Question', 'Retrieval-Augmented', 'Graph-based'; not 'RAG', 'GraphRAG'
+        parts = [p for p in word.split("-") if p]
+        return bool(parts) and parts[0][:1].isupper() and all(p[1:].islower() or len(p) == 1 for p in parts) \
+            and all(p[:1].isupper() or p.islower() for p in parts)
+
+    return " ".join(w.lower() if title_cased(w) else w for w in phrase.split())
 
 
 def and_list(items: list[str]) -> str:
@@ -166,6 +170,14 @@ def _collapse_words(text: str, max_period: int, min_repeats: int) -> tuple[str, 
 
 
 TAIL_WORDS = 12
+
+
+def said_before(sentence: str, said: set[str]) -> bool:
+    """Whether ``sentence`` (or the same claim behind another lead-in: its last TAIL_WORDS words)
+    is in ``said``, a set filled by ``drop_repeated_sentences``."""
+    key = sentence_key(sentence)
+    words = key.split()
+    return key in said or (len(words) >= TAIL_WORDS and "tail:" + " ".join(words[-TAIL_WORDS:]) in said)
 
 
 def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> tuple[list[str], int]:

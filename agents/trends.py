@@ -1,0 +1,212 @@
+"""What holds across the survey's sections: statistics the introduction and conclusion state.
+
+No model: every figure is counted from the cited works' titles and abstracts, and every phrase it
+names is a phrase those works use, cited to them.
+
+- ``distinctive_phrases``: per section, the phrases that set its works apart from the other
+  sections' (share of its works using the phrase minus the share of the others'), each with the
+  works that use it: the taxonomy the introduction lays out.
+- ``crosscutting_phrases``: phrases used by works of several sections: ingredients that cut across
+  the taxonomy.
+- ``evaluation_practice``: how many works name evaluation data, measures and a figure, and which
+  data and measures recur.
+- ``limitation_themes``: the limitation and open-problem sentences of all cited works
+  (agents/synthesis.py's cues), grouped by the phrases they share (agents/grouping.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ..sanitize import untrusted
+from .candidates import Candidate, candidate_sentences, states_a_limitation
+from .facets import Facets
+from .grouping import Line, phrase_groups, phrase_users
+from .outline.headings import is_name
+from .outline.names import keyphrase_analyzer, stem, surface_forms, topic_words
+from .text import in_sentence
+
+MAX_DISTINCT = 3  # phrases named per section in the introduction
+MAX_THEMES = 4  # open-problem themes in the conclusion
+# Words every limitation sentence may use: a theme must name what is limited, not that it is.
+META_WORDS = set("""future research direction directions open challenge challenges limitation limitations problem
+    problems question questions issue issues work works gap gaps shortcoming shortcomings drawback drawbacks remain
+    remains promising avenue avenues""".split())
+
+
+def paper_text(paper: dict) -> str:
+    return f"{untrusted(paper.get('title') or '', 300)}. {untrusted(paper.get('abstract') or '')}"
+
+
+def titled_phrases(papers: list[dict], banned: set[str]) -> dict[str, set[int]]:
+    """Which works' titles use each phrase (indices in ``papers`` order)."""
+    analyze = keyphrase_analyzer(banned)
+    out: dict[str, set[int]] = {}
+    for i, paper in enumerate(papers):
+        for phrase in set(analyze(untrusted(paper.get("title") or "", 300))):
+            out.setdefault(phrase, set()).add(i)
+    return out
+
+
+def _named(phrase: str, forms: dict[str, str]) -> bool:
+    return " " in phrase or is_name(forms.get(phrase, phrase))
+
+
+def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str]) -> list[list[tuple[str, list[str]]]]:
+    """Per section (lists of paper ids), up to MAX_DISTINCT phrases that its works use more than the
+    other sections' works do, each with the ids of its works that use it (at least two)."""
+    ids = [pid for section in sections for pid in section if pid in papers]
+    texts = {pid: paper_text(papers[pid]) for pid in dict.fromkeys(ids)}
+    order = list(texts)
+    users = phrase_users([texts[pid] for pid in order], banned)
+    forms = surface_forms(list(texts.values()))
+    titled = titled_phrases([papers[pid] for pid in order], banned)
+    out = []
+    for section in sections:
+        mine = {order.index(pid) for pid in section if pid in texts}
+        others = set(range(len(order))) - mine
+        scored = []
+        for phrase, who in users.items():
+            inside = who & mine
+            if len(inside) < 2 or not _named(phrase, forms) or not (titled.get(phrase, set()) & inside):
+                continue  # a phrase no title of the section uses is abstract boilerplate
+            lift = len(inside) / max(1, len(mine)) - len(who & others) / max(1, len(others))
+            if lift > 0:
+                scored.append((round(lift, 4), len(inside), phrase))
+        chosen: list[tuple[str, list[str]]] = []
+        seen: set[str] = set()
+        for _lift, _count, phrase in sorted(scored, key=lambda item: (-item[0], -item[1], item[2])):
+            stems = {stem(w) for w in phrase.split()}
+            if stems & seen:
+                continue
+            seen |= stems
+            chosen.append((in_sentence(forms.get(phrase, phrase)), [order[i] for i in sorted(users[phrase] & mine)]))
+            if len(chosen) == MAX_DISTINCT:
+                break
+        out.append(chosen)
+    return out
+
+
+def crosscutting_phrases(sections: list[list[str]], papers: dict, banned: set[str], limit: int = 3
+                         ) -> list[tuple[str, list[int], list[str]]]:
+    """Phrases used by works of at least two sections (two works at least per section... or three
+    works overall): (phrase, section indices, paper ids), most sections and works first."""
+    order = list(dict.fromkeys(pid for section in sections for pid in section if pid in papers))
+    texts = [paper_text(papers[pid]) for pid in order]
+    users = phrase_users(texts, banned)
+    forms = surface_forms(texts)
+    titled = titled_phrases([papers[pid] for pid in order], banned)
+    where = {pid: {i for i, section in enumerate(sections) if pid in section} for pid in order}
+    ranked = []
+    for phrase, who in users.items():
+        ids = [order[i] for i in sorted(who)]
+        spread = sorted(set().union(*(where[pid] for pid in ids)))
+        if len(spread) >= 2 and len(ids) >= 3 and len(ids) < 0.5 * len(order) and _named(phrase, forms) \
+                and len(titled.get(phrase, ())) >= 2:
+            ranked.append((-len(spread), -len(ids), phrase, spread, ids))
+    chosen, seen = [], set()
+    for _s, _n, phrase, spread, ids in sorted(ranked):
+        stems = {stem(w) for w in phrase.split()}
+        if stems & seen:
+            continue
+        seen |= stems
+        chosen.append((in_sentence(forms.get(phrase, phrase)), spread, ids))
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+@dataclass
+class Practice:
+    works: int
+    with_data: list[str]  # paper ids naming evaluation data
+    with_metric: list[str]
+    with_result: list[str]  # paper ids stating a figure
+    data: list[tuple[str, list[str]]]  # recurring data names with the ids that name them
+    metrics: list[tuple[str, list[str]]]
+    kinds: Counter
+
+
+def evaluation_practice(ids: list[str], facets: dict[str, Facets], banned: set[str]) -> Practice:
+    data_users: dict[str, list[str]] = {}
+    metric_users: dict[str, list[str]] = {}
+    for pid in ids:
+        for name in facets[pid].data:
+            if name.lower() not in banned:
+                data_users.setdefault(name, []).append(pid)
+        for name in facets[pid].metrics:
+            metric_users.setdefault(name, []).append(pid)
+
+    def recurring(users: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+        return sorted(((n, u) for n, u in users.items() if len(u) >= 2), key=lambda item: (-len(item[1]), item[0]))
+
+    return Practice(len(ids), [p for p in ids if facets[p].data], [p for p in ids if facets[p].metrics],
+                    [p for p in ids if facets[p].result], recurring(data_users)[:3], recurring(metric_users)[:3],
+                    Counter(facets[p].kind or "other" for p in ids))
+
+
+def limitation_sentences(ids: list[str], papers: dict) -> list[tuple[str, Candidate]]:
+    """(paper id, candidate) for every limitation sentence of the works that says what fails or
+    stays open (not what the work fixes)."""
+    out = []
+    for pid in ids:
+        for cand in candidate_sentences([papers[pid]]):
+            if cand.role == "limitation" and states_a_limitation(cand.text):
+                out.append((pid, cand))
+    return out
+
+
+# What a limitation is about, by the kinds of challenge surveys of empirical ML fields discuss; a
+# sentence belongs to every kind whose terms it uses. The terms are read from the sentence, so "X
+# names latency as a limitation" quotes X.
+CHALLENGES = {
+    "efficiency and scalability": r"computational (?:cost|overhead|burden|complexity)|(?:inference|training) (?:cost|time)|"
+                                  r"latency|overhead|memory (?:footprint|usage|cost|consumption)|scalab\w*|"
+                                  r"resource-intensive|expensive|costly",
+    "robustness": r"robustness|noisy \w+|noise|adversarial \w+|perturbations?|brittle(?:ness)?|instability",
+    "generalisation": r"generali[sz]ation|generali[sz]e|out-of-distribution|unseen \w+|domain shifts?|overfitting",
+    "data and annotation": r"data scarcity|scarce \w+|scarcity|annotations?|labell?ed data|limited data|data quality|"
+                           r"training data",
+    "evaluation": r"benchmarks?|evaluation protocols?|evaluation|metrics?",
+    "interpretability": r"interpretability|explainability|transparency|opaque|poorly understood|"
+                        r"insufficiently understood|not well understood|remains? unclear",
+    "factuality": r"hallucinations?|factual (?:errors?|accuracy|consistency)|faithfulness|unreliable \w+",
+    "safety, privacy and fairness": r"privacy|safety|security|bias(?:es)?|fairness|harmful \w+",
+    "languages and modalities": r"low-resource languages?|lower-resource languages?|multilingual \w+|cross-lingual \w+|"
+                                r"languages other than English|non-English \w+",
+    "reasoning and long contexts": r"multi-hop \w+|long(?:-| )(?:context|horizon|range)s?|complex (?:queries|reasoning)",
+}
+_CHALLENGE_RES = {name: re.compile(rf"\b(?:{pattern})\b", re.I) for name, pattern in CHALLENGES.items()}
+
+
+def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(kind of challenge, [(paper id, the term its sentence uses)]) for kinds named by at least two
+    works, most works first; a term made only of the topic's own words ('hallucination' in a survey
+    of hallucination) says nothing about the kind and is not counted."""
+    found: dict[str, dict[str, str]] = {}
+    for pid, cand in stated:
+        for name, pattern in _CHALLENGE_RES.items():
+            for match in pattern.finditer(cand.text):
+                term = match.group(0)
+                if {stem(w) for w in re.split(r"[^a-z0-9]+", term.lower()) if w} <= {stem(w) for w in banned}:
+                    continue
+                found.setdefault(name, {}).setdefault(pid, term)
+                break
+    ranked = sorted(((name, list(users.items())) for name, users in found.items() if len(users) >= 2),
+                    key=lambda item: (-len(item[1]), list(CHALLENGES).index(item[0])))
+    return ranked[:MAX_THEMES]
+
+
+def limitation_themes(stated: list[tuple[str, Candidate]], topic: str) -> list[tuple[Line, list[str]]]:
+    """Themes of the stated limitations: phrases shared by the sentences of at least two different
+    works, with the ids of those works."""
+    texts = [cand.text for _pid, cand in stated]
+    lines = phrase_groups(texts, topic_words(topic) | META_WORDS, max_groups=MAX_THEMES * 2)
+    themes = []
+    for line in lines:
+        ids = list(dict.fromkeys(stated[i][0] for i in line.members))
+        if len(ids) >= 2:
+            themes.append((line, ids))
+    return themes[:MAX_THEMES]
