@@ -194,7 +194,7 @@ RESULT_CUES = re.compile(r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|\s?points?\b|\s?pp\
 # what the work fixes, not what remains.
 LIMIT_CUES = re.compile(r"\b(?:fails?|failures?|cannot|unable|remains? (?:an? )?(?:open|unsolved|challenging|difficult|"
                         r"poorly understood|insufficiently understood|unclear|limited)|limitations?|open (?:questions?|"
-                        r"problems?|challenges?)|future (?:work|research|directions?)|trade-?offs?|degrad\w*|does not|"
+                        r"problems?|challenges?)|future (?:work|research|directions?)|degrad\w*|does not|"
                         r"do not|not yet|struggl\w*|lacks?|insufficient\w*|brittle|hinder\w*|shortcomings?|drawbacks?|"
                         r"costly|expensive|bottlenecks?)\b", re.I)
 _FIXES = re.compile(r"\b(?:address\w*|overcom\w*|mitigat\w*|solv\w*|tackl\w*|alleviat\w*|resolv\w*|remed\w*|bridg\w*|"

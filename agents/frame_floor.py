@@ -11,8 +11,9 @@ them (agents/trends.py):
   set its works apart from the other sections' (each phrase cited to the works that use it);
 - the **conclusion** draws the sections together: where activity concentrates, the ingredients
   that cut across sections, evaluation practice (how many works name data, measures and figures;
-  which recur), the kinds of contribution, and the open problems, grouped by the themes the
-  works' own limitation sentences share, each with one attributed example not quoted before.
+  which recur), the kinds of contribution, and the open problems: the challenges the works report
+  (their own limitations and the gaps their problem statements name in existing methods), grouped
+  by kind of challenge, each kind with the clauses of the works' own sentences that name it.
 
 Citations are numbers of ``survey["references"]`` (a paper the body cites keeps its number;
 others are appended by ``Citer``), so every one resolves.
@@ -28,8 +29,8 @@ from .candidates import candidate_sentences
 from .facets import paper_facets
 from .outline.names import topic_words
 from .text import CITATION_MARKER, and_list, count_words, marker_numbers, said_before, sentence_key
-from .trends import (Practice, challenge_themes, crosscutting_phrases, distinctive_phrases, evaluation_practice,
-                     limitation_sentences)
+from .trends import (Practice, challenge_statements, challenge_themes, crosscutting_phrases, distinctive_phrases,
+                     evaluation_practice)
 
 MAX_CITED = 4  # works cited for one phrase; more are counted
 KIND_NOUNS = {"method": ("proposes methods or systems", "propose methods or systems"),
@@ -97,8 +98,8 @@ class Overview:
     distinct: list  # per section: [(phrase, ids)]
     cross: list  # [(phrase, section indices, ids)]
     practice: Practice | None
-    stated: list  # [(paper id, Candidate)] limitation sentences
-    themes: list  # [(kind of challenge, [(paper id, term)])]
+    stated: list  # [(paper id, Candidate)]: challenges the works state (agents/trends.py)
+    themes: list  # [(kind of challenge, [(paper id, the clause naming it)])]
 
 
 def survey_overview(facts: dict, papers: dict) -> Overview:
@@ -108,7 +109,7 @@ def survey_overview(facts: dict, papers: dict) -> Overview:
     if not ids:
         return Overview([[] for _ in sections], [], None, [], [])
     facets = {pid: paper_facets(papers[pid]) for pid in ids}
-    stated = limitation_sentences(ids, papers)
+    stated = challenge_statements(ids, papers)
     return Overview(distinctive_phrases(sections, papers, banned) if len(sections) > 1 else [[] for _ in sections],
                     crosscutting_phrases(sections, papers, banned) if len(sections) > 1 else [],
                     evaluation_practice(ids, facets, banned), stated, challenge_themes(stated, banned))
@@ -154,10 +155,11 @@ def floor_abstract(facts: dict, overview: Overview) -> str:
         name, users = overview.practice.data[0]
         parts.append(f"{name} is the evaluation data the works share most ({len(users)} works).")
     if overview.themes:
-        parts.append(f"The limitations the works state concern above all {and_list([t for t, _ in overview.themes])}.")
+        parts.append(f"The challenges the works report, in their own methods or in earlier ones, concern above all "
+                     f"{and_list([t for t, _ in overview.themes])}.")
     elif overview.stated:
-        parts.append(f"The conclusion collects the limitations {count_words(len({p for p, _ in overview.stated}))} "
-                     "of the works state.")
+        parts.append(f"The conclusion collects the challenges {count_words(len({p for p, _ in overview.stated}))} "
+                     "of the works report.")
     years = (facts.get("corpus") or {}).get("years")
     if years:  # the introduction states the corpus window in full
         parts.append(f"Only work from {years[0]}-{years[1]} is covered.")
@@ -257,47 +259,37 @@ def _practice_sentences(practice: Practice, cite: Citer) -> list[str]:
     return out + ([kinds] if kinds else [])
 
 
-def _theme_sentences(overview: Overview, papers: dict, cite: Citer, said: set[str]) -> list[str]:
-    """One sentence per kind of challenge: how many works name it, with the terms they use, then
-    one of their sentences not quoted before; and how many works state limitations of other kinds."""
-    out, quoted = [], set()
-    for name, users in overview.themes:
+def _theme_sentences(overview: Overview, cite: Citer) -> list[str]:
+    """One sentence per kind of challenge: how many works report it, with the clause of each
+    work's own sentence that names it (quoted, cited); then the works whose challenges are of
+    other kinds."""
+    out = []
+    for rank, (name, users) in enumerate(overview.themes):
         ids = [pid for pid, _ in users]
-        by_term: dict[str, list[str]] = {}
-        for pid, term in users:
-            by_term.setdefault(term.lower() if not any(c.isupper() for c in term[1:]) else term, []).append(pid)
-        terms = ", ".join(f"“{term}” {cite.many(pids)}" for term, pids in list(by_term.items())[:MAX_CITED])
-        text = f"{_plural(len(ids), 'work').capitalize()} {cite.many(ids)} name limitations of {name} ({terms})."
-        for pid, cand in overview.stated:
-            if pid not in ids or pid in quoted:
-                continue
-            handle, plural = paper_handle(papers[pid])
-            example = attribute(cand.text, handle, plural, cite(pid), "point out")
-            if not (said_before(cand.text, said) or said_before(example, said)):
-                said.add(sentence_key(example))
-                quoted.add(pid)
-                text += " " + example
-                break
-        out.append(text)
+        quotes = "; ".join(f"“{clause}” {cite(pid)}" for pid, clause in users[:MAX_CITED])
+        more = f", among them" if len(users) > MAX_CITED else ""
+        lead = "The most frequent is" if rank == 0 else "Next comes" if rank == 1 else "Then comes"
+        out.append(f"{lead} {name} ({_plural(len(ids), 'work')} {cite.many(ids)}{more}: {quotes}).")
     themed = {pid for _, users in overview.themes for pid, _ in users}
     rest = sorted({pid for pid, _ in overview.stated} - themed)
     if rest and overview.themes:
         out.append(f"{_plural(len(rest), 'further work').capitalize()} {cite.many(rest)} "
-                   f"state{'' if len(rest) > 1 else 's'} limitations of other kinds.")
+                   f"report{'' if len(rest) > 1 else 's'} challenges of other kinds.")
     return out
 
 
-def floor_conclusion(facts: dict, papers: dict, cite: Citer, said: set[str], overview: Overview) -> tuple[str, bool]:
+def floor_conclusion(facts: dict, cite: Citer, overview: Overview) -> tuple[str, bool]:
     """The conclusion, and whether it names limitations."""
     ranked = sorted(facts["sections"], key=lambda s: -len(s["papers"]))
     first = [f"This survey organised {facts['cited']} recent papers on {facts['topic']} into "
              f"{_plural(len(facts['sections']), 'section')}."]
     if len(ranked) > 1:
-        text = f"The most populated are {and_list([s['title'] for s in ranked[:2]])}"
+        text = f"The most populated is {ranked[0]['title']} ({_plural(len(ranked[0]['papers']), 'work')})"
         newest = max(facts["sections"], key=lambda s: (s["recent_share"], len(s["papers"])))
         if facts["latest"] is not None and newest["recent_share"] > 0:
-            text += (f", while {newest['title']} has the largest share of {facts['latest']} papers "
-                     f"({newest['recent_share']:.0%}), a sign of where current activity is heading")
+            recent = round(newest["recent_share"] * len(newest["papers"]))
+            text += (f"; {newest['title']} has the largest share of {facts['latest']} papers ({recent} of "
+                     f"{len(newest['papers'])})")
         first.append(text + ".")
     cross = []
     if overview.cross:
@@ -305,11 +297,11 @@ def floor_conclusion(facts: dict, papers: dict, cite: Citer, said: set[str], ove
                  f"{cite.many(ids[:MAX_CITED])})" for phrase, spread, ids in overview.cross]
         cross.append(f"Some ingredients cut across the taxonomy: {and_list(parts)}.")
     practice = _practice_sentences(overview.practice, cite) if overview.practice else []
-    themes = _theme_sentences(overview, papers, cite, said) if overview.stated else []
+    themes = _theme_sentences(overview, cite) if overview.stated else []
     if overview.stated:
         stating = sorted({p for p, _ in overview.stated})
-        themes.insert(0, f"The works' own limitation sentences point to open problems: "
-                         f"{count_words(len(stating))} of the {facts['cited']} works state one"
-                         + (f" {cite.many(stating)}." if not overview.themes else "."))
+        themes.insert(0, f"Open problems show in the challenges the works report, in their own methods or in earlier "
+                         f"ones: {count_words(len(stating))} of the {facts['cited']} works state one"
+                         + (f" {cite.many(stating)}." if not overview.themes else ", and they fall into kinds."))
     paragraphs = [first, cross + practice, themes]
     return "\n\n".join(" ".join(p) for p in paragraphs if p), bool(themes)

@@ -104,7 +104,7 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     overview = survey_overview(facts, papers)
     cite = Citer(survey.get("references", []))
     floors = {"introduction": floor_introduction(facts, papers, cite, overview, selection_sentence(facts), said)}
-    floors["conclusion"], _limits = floor_conclusion(facts, papers, cite, said, overview)
+    floors["conclusion"], _limits = floor_conclusion(facts, cite, overview)
     floors["abstract"] = floor_abstract(facts, overview)
     update: dict = {"fallbacks": [], "failures": [], "budget_exhausted": False, "integrity_removed": 0}
     decisions = {}

@@ -19,6 +19,7 @@ import numpy as np
 
 from .attribution import third_person
 from .digest import TRAIT_PHRASES, TRAITS, Digest
+from .facets import METRICS
 from .grouping import phrase_groups
 from .text import and_list, count_words
 
@@ -66,7 +67,9 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
             lines.append(WorkLine("kind", label, members, lead_kind=kind))
             free = [k for k in free if k not in members]
     if len(free) >= 3:
-        found = phrase_groups([texts[k - 1] for k in free], banned, titles=[titles[k - 1] for k in free])
+        # a measure ('PSNR', 'accuracy') is how works are scored, not what a line of work is about
+        measures = {m.lower() for m in METRICS} | {w.lower() for m in METRICS for w in m.split()}
+        found = phrase_groups([texts[k - 1] for k in free], banned | measures, titles=[titles[k - 1] for k in free])
         for group in found:
             members = [free[i] for i in group.members]
             lines.append(WorkLine("phrase", group.phrase, members, titled=2 * group.titled >= len(members)))

@@ -271,7 +271,8 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
                       work_vectors(candidates, vectors[:-1] if candidates else np.zeros((0, 1)), len(papers)),
                       shared_phrase_finder(texts, titles, banned))
     lines, rest = work_lines(texts, titles, [f.kind for f in facets], digests, banned)
-    opening = [opening_sentence(title, papers, list_works=False), kind_sentence(group), map_sentence(lines, rest)]
+    opening = [opening_sentence(title, papers, list_works=False), kind_sentence(group, theme_phrase(title)),
+               map_sentence(lines, rest)]
     paragraphs = [[s for s in opening if s]]
     for turn, line in enumerate(lines):
         paragraphs.append(_line_paragraph(line, turn, reading))

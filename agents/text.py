@@ -180,8 +180,20 @@ def said_before(sentence: str, said: set[str]) -> bool:
     return key in said or (len(words) >= TAIL_WORDS and "tail:" + " ".join(words[-TAIL_WORDS:]) in said)
 
 
+def _cited(sentence: str) -> str:
+    """The works a sentence cites, as one key part ('' for none)."""
+    ids = set(PAPER_MARKER.findall(sentence))
+    ids |= {str(n) for m in CITATION_MARKER.finditer(sentence) for n in marker_numbers(m.group(1))}
+    return ",".join(sorted(ids))
+
+
 def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> tuple[list[str], int]:
-    """Remove sentences already said earlier (in the same or an earlier text). Keeps paragraphs."""
+    """Remove sentences already said earlier (in the same or an earlier text). Keeps paragraphs.
+
+    A sentence that cites works repeats an earlier one only if it cites the same works: "Two of the
+    eight works [3, 5] state limitations" about other works is a new statement, not a repeat.
+    ``seen`` receives every sentence's key with and without its citations (``said_before`` reads
+    the latter)."""
     seen = set() if seen is None else seen
     out, removed = [], 0
     for text in texts:
@@ -194,12 +206,13 @@ def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> t
                 # the same extracted claim behind another lead-in ("In addition, X et al. [6] presents
                 # ..." / "X et al. [6] presents ...") shares its last TAIL_WORDS words
                 tail = "tail:" + " ".join(words[-TAIL_WORDS:]) if len(words) >= TAIL_WORDS else ""
-                if (len(key) > 20 and key in seen) or (tail and tail in seen):
+                cited = _cited(sentence)
+                keys = [f"{k}|{cited}" for k in (key, tail) if k] if cited else [k for k in (key, tail) if k]
+                if (len(key) > 20 and keys[0] in seen) or (tail and keys[-1] in seen):
                     removed += 1
                     continue
-                seen.add(key)
-                if tail:
-                    seen.add(tail)
+                seen.update(keys)
+                seen.update(k for k in (key, tail) if k)
                 kept.append(sentence)
             if kept:
                 paragraphs.append(" ".join(kept))

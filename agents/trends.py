@@ -10,8 +10,9 @@ names is a phrase those works use, cited to them.
   the taxonomy.
 - ``evaluation_practice``: how many works name evaluation data, measures and a figure, and which
   data and measures recur.
-- ``limitation_themes``: the limitation and open-problem sentences of all cited works
-  (agents/synthesis.py's cues), grouped by the phrases they share (agents/grouping.py).
+- ``challenge_themes``: the challenges the cited works state, their own limitations and the gaps
+  their problem statements name in existing methods, grouped by kind of challenge, each with the
+  clause that names it.
 """
 
 from __future__ import annotations
@@ -21,21 +22,15 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..sanitize import untrusted
-from .candidates import Candidate, candidate_sentences, states_a_limitation
+from .candidates import GAP_CUES, Candidate, candidate_sentences, fixes_a_limitation, states_a_limitation
 from .facets import Facets
-from .grouping import Line, phrase_groups, phrase_users
+from .grouping import phrase_users
 from .outline.headings import is_name
-from .outline.names import keyphrase_analyzer, stem, surface_forms, topic_words
+from .outline.names import keyphrase_analyzer, stem, surface_forms
 from .text import in_sentence
 
 MAX_DISTINCT = 3  # phrases named per section in the introduction
 MAX_THEMES = 4  # open-problem themes in the conclusion
-# Words every limitation sentence may use: a theme must name what is limited, not that it is.
-META_WORDS = set("""future research direction directions open challenge challenges limitation limitations problem
-    problems question questions issue issues work works gap gaps shortcoming shortcomings drawback drawbacks remain
-    remains promising avenue avenues""".split())
-
-
 def paper_text(paper: dict) -> str:
     return f"{untrusted(paper.get('title') or '', 300)}. {untrusted(paper.get('abstract') or '')}"
 
@@ -77,11 +72,14 @@ def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str
                 scored.append((round(lift, 4), len(inside), phrase))
         chosen: list[tuple[str, list[str]]] = []
         seen: set[str] = set()
+        groups: set[frozenset] = set()
         for _lift, _count, phrase in sorted(scored, key=lambda item: (-item[0], -item[1], item[2])):
             stems = {stem(w) for w in phrase.split()}
-            if stems & seen:
+            who = frozenset(users[phrase] & mine)
+            if stems & seen or who in groups:  # 'NeRF' and 'neural radiance fields' used by the same works
                 continue
             seen |= stems
+            groups.add(who)
             chosen.append((in_sentence(forms.get(phrase, phrase)), [order[i] for i in sorted(users[phrase] & mine)]))
             if len(chosen) == MAX_DISTINCT:
                 break
@@ -147,15 +145,33 @@ def evaluation_practice(ids: list[str], facets: dict[str, Facets], banned: set[s
                     Counter(facets[p].kind or "other" for p in ids))
 
 
-def limitation_sentences(ids: list[str], papers: dict) -> list[tuple[str, Candidate]]:
-    """(paper id, candidate) for every limitation sentence of the works that says what fails or
-    stays open (not what the work fixes)."""
+def challenge_statements(ids: list[str], papers: dict) -> list[tuple[str, Candidate]]:
+    """(paper id, candidate) for every sentence of the works that states a challenge: a limitation
+    of the work or its field (what fails or stays open, not what the work fixes), or the gap in
+    existing methods that the work's problem statement names ("existing methods suffer from ...",
+    "3DGS tends to overfit when input views are limited")."""
     out = []
     for pid in ids:
         for cand in candidate_sentences([papers[pid]]):
-            if cand.role == "limitation" and states_a_limitation(cand.text):
+            gap = cand.role == "problem" and GAP_CUES.search(cand.text) and not fixes_a_limitation(cand.text)
+            if (cand.role == "limitation" and states_a_limitation(cand.text)) or gap:
                 out.append((pid, cand))
     return out
+
+
+def excerpt(sentence: str, start: int, end: int, limit: int = 12) -> str:
+    """The clause of ``sentence`` around the span [start, end) (from the previous to the next comma,
+    semicolon, colon or bracket); a longer clause is cut to about ``limit`` words around the span,
+    each cut marked with an ellipsis."""
+    left = max(sentence.rfind(c, 0, start) for c in ",;:(")
+    right = [i for i in (sentence.find(c, end) for c in ",;:)") if i >= 0]
+    clause = sentence[left + 1:min(right) if right else len(sentence)].strip().rstrip(".")
+    words = clause.split()
+    if len(words) <= limit:
+        return clause
+    at = len(sentence[left + 1:start].split())
+    low, high = max(0, at - limit // 2), min(len(words), at + len(sentence[start:end].split()) + limit // 2)
+    return ("… " if low else "") + " ".join(words[low:high]) + (" …" if high < len(words) else "")
 
 
 # What a limitation is about, by the kinds of challenge surveys of empirical ML fields discuss; a
@@ -182,9 +198,9 @@ _CHALLENGE_RES = {name: re.compile(rf"\b(?:{pattern})\b", re.I) for name, patter
 
 
 def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """(kind of challenge, [(paper id, the term its sentence uses)]) for kinds named by at least two
-    works, most works first; a term made only of the topic's own words ('hallucination' in a survey
-    of hallucination) says nothing about the kind and is not counted."""
+    """(kind of challenge, [(paper id, the clause of its sentence that names it)]) for kinds named
+    by at least two works, most works first; a term made only of the topic's own words
+    ('hallucination' in a survey of hallucination) says nothing about the kind and is not counted."""
     found: dict[str, dict[str, str]] = {}
     for pid, cand in stated:
         for name, pattern in _CHALLENGE_RES.items():
@@ -192,21 +208,8 @@ def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> l
                 term = match.group(0)
                 if {stem(w) for w in re.split(r"[^a-z0-9]+", term.lower()) if w} <= {stem(w) for w in banned}:
                     continue
-                found.setdefault(name, {}).setdefault(pid, term)
+                found.setdefault(name, {}).setdefault(pid, excerpt(cand.text, match.start(), match.end()))
                 break
     ranked = sorted(((name, list(users.items())) for name, users in found.items() if len(users) >= 2),
                     key=lambda item: (-len(item[1]), list(CHALLENGES).index(item[0])))
     return ranked[:MAX_THEMES]
-
-
-def limitation_themes(stated: list[tuple[str, Candidate]], topic: str) -> list[tuple[Line, list[str]]]:
-    """Themes of the stated limitations: phrases shared by the sentences of at least two different
-    works, with the ids of those works."""
-    texts = [cand.text for _pid, cand in stated]
-    lines = phrase_groups(texts, topic_words(topic) | META_WORDS, max_groups=MAX_THEMES * 2)
-    themes = []
-    for line in lines:
-        ids = list(dict.fromkeys(stated[i][0] for i in line.members))
-        if len(ids) >= 2:
-            themes.append((line, ids))
-    return themes[:MAX_THEMES]
