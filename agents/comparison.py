@@ -62,11 +62,16 @@ def _predicate(kind: str, group: Sequence[Work]) -> str:
     return several if len(group) > 1 else plural if group[0].plural else singular
 
 
-def kind_sentence(group: Sequence[Work], theme: str = "") -> str:
+def uniform_kind(group: Sequence[Work]) -> str:
+    """The predicate every work shares when all are of one known kind ('propose new methods or
+    systems'), else ''."""
+    kinds = {w.facets.kind for w in group}
+    return KIND_PREDICATES[kinds.pop()][0] if len(group) >= 2 and len(kinds) == 1 and "" not in kinds else ""
+
+
+def kind_sentence(group: Sequence[Work]) -> str:
     """What kind of contribution each work is ('Five of the eight propose new methods or systems;
-    A [2] and B [3] are surveys or reviews'). With a ``theme``, a sentence naming no work says
-    which works it counts ('All eight works on camera poses ...'), so two subsections never share
-    one sentence."""
+    A [2] and B [3] are surveys or reviews')."""
     by_kind = {k: [w for w in group if w.facets.kind == k] for k in KINDS}
     present = [k for k in KINDS if by_kind[k]]
     if len(group) < 2 or not present:
@@ -76,7 +81,6 @@ def kind_sentence(group: Sequence[Work], theme: str = "") -> str:
         return ""
     if len(present) == 1:
         lead = "Both" if known == 2 else f"All {count_words(known)}"
-        lead += f" works on {theme}" if theme else ""
         return f"{lead}{'' if known == len(group) else ' whose abstracts say so'} {KIND_PREDICATES[present[0]][0]}."
     major = max(present, key=lambda k: (len(by_kind[k]), -KINDS.index(k)))
     parts = [f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present if k != major]

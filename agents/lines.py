@@ -56,8 +56,10 @@ def _capital(text: str) -> str:
 
 
 def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: list[Digest],
-               banned: set[str]) -> tuple[list[WorkLine], list[int]]:
-    """Lines of work among the works (local keys 1..n) and the keys in none, in key order."""
+               banned: set[str], theme: str = "") -> tuple[list[WorkLine], list[int]]:
+    """Lines of work among the works (local keys 1..n) and the keys in none, in key order. A design
+    trait the ``theme`` (topic and heading) itself names ('agents' in a survey of multi-agent
+    systems) is the theme, not a line."""
     n = len(texts)
     lines: list[WorkLine] = []
     free = list(range(1, n + 1))
@@ -75,7 +77,9 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
             lines.append(WorkLine("phrase", group.phrase, members, titled=2 * group.titled >= len(members)))
         grouped = {k for line in lines for k in line.keys}
         free = [k for k in free if k not in grouped]
-    for trait in TRAITS:
+    for trait, cue in TRAITS.items():
+        if cue.search(theme):
+            continue
         members = [k for k in free if trait in digests[k - 1].traits]
         if len(members) >= 2:
             lines.append(WorkLine("trait", trait, members, lead_kind=trait))
@@ -129,12 +133,12 @@ def contrast_sentences(works: list[Digest], turn: int = 0, shared: SharedPhrase 
     return out
 
 
-def trait_sentence(works: list[Digest], skip: str = "") -> str:
+def trait_sentence(works: list[Digest], skip: str = "", theme: str = "") -> str:
     """Design choices that split a line: opposed choices both held ('A [1] describe training-free
     methods, whereas B [2] fine-tune models'), else the one choice some of its works name."""
     if len(works) < 2:
         return ""
-    holders = {t: [w for w in works if t in w.traits] for t in TRAITS if t != skip}
+    holders = {t: [w for w in works if t in w.traits] for t, cue in TRAITS.items() if t != skip and not cue.search(theme)}
     for left, right in OPPOSED:
         a, b = holders.get(left, []), holders.get(right, [])
         if a and b and not {w.key for w in a} & {w.key for w in b}:

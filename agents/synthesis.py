@@ -24,6 +24,7 @@ their roles and their salience come from agents/candidates.py.
 from __future__ import annotations
 
 import re
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -36,7 +37,7 @@ from .candidates import (  # noqa: F401  (tag_role: re-exported for callers of t
     GAP_CUES, REPORT_VERBS, RESULT_CUES, Candidate, Encoder, candidate_sentences, encode_texts, salience,
     states_a_limitation, tag_role,
 )
-from .comparison import evaluation_sentences, kind_sentence, works as compared_works
+from .comparison import evaluation_sentences, kind_sentence, uniform_kind, works as compared_works
 from .digest import Digest, digest, own_subject
 from .facets import paper_facets
 from .grouping import phrase_users
@@ -190,6 +191,8 @@ class Reading:
     statements: Statements
     vectors: dict[int, np.ndarray]
     shared: Callable
+    theme: str  # topic and heading: a design trait they name is no contrast between the works
+    turn: int  # offsets the rotation of sentence frames, so subsections do not open lines alike
 
     def quoted(self, works: list[Digest], role: str) -> list[str]:
         """The role's statement of each work that has one (methods only for works without a
@@ -204,7 +207,7 @@ class Reading:
 
 def _line_paragraph(line, turn: int, reading: Reading) -> list[str]:
     members = similar_pairs([reading.digests[k - 1] for k in line.keys], reading.vectors)
-    lead = lead_sentence(line, turn)
+    lead = lead_sentence(line, turn + reading.turn)
     contrasts = contrast_sentences(members, turn, lambda a, b: reading.shared(a, b, exclude=line.label))
     if line.kind == "kind" and contrasts:  # "Among the surveys [2, 3], A [2] survey X, whereas ..."
         first = contrasts[0]  # "..., Both involve X:" -> "..., two involve X:"
@@ -215,7 +218,7 @@ def _line_paragraph(line, turn: int, reading: Reading) -> list[str]:
         if gaps:
             out.append(_said(gaps[0], reading.papers, "gap"))
     out += contrasts + reading.quoted(members, "method")
-    differ = trait_sentence(members, skip=line.lead_kind)
+    differ = trait_sentence(members, skip=line.lead_kind, theme=reading.theme)
     return out + ([differ] if differ else []) + reading.quoted(members, "finding")
 
 
@@ -226,7 +229,7 @@ def _rest_paragraph(keys: list[int], reading: Reading, lines: list) -> list[str]
         lead = beyond_lead(lines)
         out[0] = lead + (out[0][:1].lower() + out[0][1:] if out[0].startswith("Both ") else out[0])
     out += reading.quoted(members, "method")
-    differ = trait_sentence(members) if not lines else ""
+    differ = trait_sentence(members, theme=reading.theme) if not lines else ""
     return out + ([differ] if differ else []) + reading.quoted(members, "finding")
 
 
@@ -269,10 +272,15 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
     titles = [untrusted(p.get("title") or "", 300) for p in papers]
     reading = Reading(papers, digests, Statements(candidates, scores, digests, per_paper),
                       work_vectors(candidates, vectors[:-1] if candidates else np.zeros((0, 1)), len(papers)),
-                      shared_phrase_finder(texts, titles, banned))
-    lines, rest = work_lines(texts, titles, [f.kind for f in facets], digests, banned)
-    opening = [opening_sentence(title, papers, list_works=False), kind_sentence(group, theme_phrase(title)),
-               map_sentence(lines, rest)]
+                      shared_phrase_finder(texts, titles, banned), f"{topic} {title}", zlib.crc32(title.encode()))
+    theme = f"{topic} {title}"
+    lines, rest = work_lines(texts, titles, [f.kind for f in facets], digests, banned, theme)
+    # one kind for all: said in the opening sentence, which names the theme (a sentence "All eight
+    # propose new methods" would be the same in every subsection)
+    same = uniform_kind(group)
+    first = opening_sentence(title, papers, list_works=False)
+    opening = ([first[:-1] + f", {'both' if len(papers) == 2 else 'all'} of which {same}."] if same
+               else [first, kind_sentence(group)]) + [map_sentence(lines, rest)]
     paragraphs = [[s for s in opening if s]]
     for turn, line in enumerate(lines):
         paragraphs.append(_line_paragraph(line, turn, reading))

@@ -190,8 +190,9 @@ def _cited(sentence: str) -> str:
 def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> tuple[list[str], int]:
     """Remove sentences already said earlier (in the same or an earlier text). Keeps paragraphs.
 
-    A sentence that cites works repeats an earlier one only if it cites the same works: "Two of the
-    eight works [3, 5] state limitations" about other works is a new statement, not a repeat.
+    A sentence that relates two or more works repeats an earlier one only if it cites the same
+    works: "Two of the eight works [3, 5] state limitations" about other works is a new statement,
+    not a repeat (a one-work claim said twice with two citations still is one).
     ``seen`` receives every sentence's key with and without its citations (``said_before`` reads
     the latter)."""
     seen = set() if seen is None else seen
@@ -207,6 +208,7 @@ def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> t
                 # ..." / "X et al. [6] presents ...") shares its last TAIL_WORDS words
                 tail = "tail:" + " ".join(words[-TAIL_WORDS:]) if len(words) >= TAIL_WORDS else ""
                 cited = _cited(sentence)
+                cited = cited if "," in cited else ""
                 keys = [f"{k}|{cited}" for k in (key, tail) if k] if cited else [k for k in (key, tail) if k]
                 if (len(key) > 20 and keys[0] in seen) or (tail and keys[-1] in seen):
                     removed += 1

@@ -163,37 +163,54 @@ def excerpt(sentence: str, start: int, end: int, limit: int = 12) -> str:
     """The clause of ``sentence`` around the span [start, end) (from the previous to the next comma,
     semicolon, colon or bracket); a longer clause is cut to about ``limit`` words around the span,
     each cut marked with an ellipsis."""
-    left = max(sentence.rfind(c, 0, start) for c in ",;:(")
-    right = [i for i in (sentence.find(c, end) for c in ",;:)") if i >= 0]
-    clause = sentence[left + 1:min(right) if right else len(sentence)].strip().rstrip(".")
+    left = max(sentence.rfind(c, 0, start) for c in ",;:")
+    right = [i for i in (sentence.find(c, end) for c in ",;:") if i >= 0]
+    right_at = min(right) if right else len(sentence)
+    # a bracket the clause opens or closes is kept whole: "(KV" or "LLMs)" would not read
+    while sentence[left + 1:right_at].count("(") > sentence[left + 1:right_at].count(")") and right_at < len(sentence):
+        right_at = sentence.find(")", right_at) + 1 or len(sentence)
+    while sentence[left + 1:right_at].count(")") > sentence[left + 1:right_at].count("(") and left >= 0:
+        left = sentence.rfind("(", 0, left + 1) - 1
+    clause = sentence[left + 1:right_at].strip().rstrip(".,;:")
     words = clause.split()
     if len(words) <= limit:
         return clause
     at = len(sentence[left + 1:start].split())
     low, high = max(0, at - limit // 2), min(len(words), at + len(sentence[start:end].split()) + limit // 2)
-    return ("… " if low else "") + " ".join(words[low:high]) + (" …" if high < len(words) else "")
+    cut = " ".join(words[low:high])
+    if cut.count("(") != cut.count(")"):  # a window through a bracket: the bracket goes
+        cut = re.sub(r"\s*\([^()]*\)?|\s*[^()\s]*\)", "", cut)
+    return ("… " if low else "") + cut + (" …" if high < len(words) else "")
 
 
 # What a limitation is about, by the kinds of challenge surveys of empirical ML fields discuss; a
 # sentence belongs to every kind whose terms it uses. The terms are read from the sentence, so "X
 # names latency as a limitation" quotes X.
 CHALLENGES = {
-    "efficiency and scalability": r"computational (?:cost|overhead|burden|complexity)|(?:inference|training) (?:cost|time)|"
-                                  r"latency|overhead|memory (?:footprint|usage|cost|consumption)|scalab\w*|"
-                                  r"resource-intensive|expensive|costly",
+    "efficiency and scalability": r"computational (?:cost|overhead|burden|complexity)|computationally \w+|"
+                                  r"(?:inference|training) (?:cost|time)|latency|overhead|(?:GPU )?memory (?:footprint|"
+                                  r"usage|cost|consumption|overhead)|scalab\w*|resource-intensive|expensive|costly|"
+                                  r"inefficien\w*|prohibitive\w*|slow \w+",
     "robustness": r"robustness|noisy \w+|noise|adversarial \w+|perturbations?|brittle(?:ness)?|instability",
-    "generalisation": r"generali[sz]ation|generali[sz]e|out-of-distribution|unseen \w+|domain shifts?|overfitting",
-    "data and annotation": r"data scarcity|scarce \w+|scarcity|annotations?|labell?ed data|limited data|data quality|"
-                           r"training data",
+    "generalisation": r"generali[sz]ation|generali[sz]e|out-of-distribution|unseen \w+|domain (?:shifts?|gaps?)|"
+                      r"distribution shifts?|overfit\w*",
+    "data and annotation": r"data scarcity|scarce \w+|scarcity|annotations?|labell?ed data|limited (?:data|samples|"
+                           r"labels|views|inputs?)|sparse (?:views?|inputs?|data)|data quality|training data",
     "evaluation": r"benchmarks?|evaluation protocols?|evaluation|metrics?",
     "interpretability": r"interpretability|explainability|transparency|opaque|poorly understood|"
                         r"insufficiently understood|not well understood|remains? unclear",
     "factuality": r"hallucinations?|factual (?:errors?|accuracy|consistency)|faithfulness|unreliable \w+",
+    "fidelity and consistency": r"artifacts?|artefacts?|blurr\w*|floaters|aliasing|distortions?|inconsisten\w*|"
+                                r"(?:degraded|poor|low) (?:\w+ )?quality|inaccura\w*",
+    "dependence on inputs and priors": r"(?:heavily |strongly )?(?:depends?|dependen\w*|relian\w*|relies|rely) on \w+(?: \w+)?|"
+                                       r"sensitiv\w* to \w+",
     "safety, privacy and fairness": r"privacy|safety|security|bias(?:es)?|fairness|harmful \w+",
     "languages and modalities": r"low-resource languages?|lower-resource languages?|multilingual \w+|cross-lingual \w+|"
                                 r"languages other than English|non-English \w+",
     "reasoning and long contexts": r"multi-hop \w+|long(?:-| )(?:context|horizon|range)s?|complex (?:queries|reasoning)",
 }
+_GAIN = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav\w*|cuts?|boost\w*|accelerat\w*|speeds? up|"
+                   r"enhanc\w*|achiev\w*|outperform\w*)\b", re.I)
 _CHALLENGE_RES = {name: re.compile(rf"\b(?:{pattern})\b", re.I) for name, pattern in CHALLENGES.items()}
 
 
@@ -206,6 +223,8 @@ def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> l
         for name, pattern in _CHALLENGE_RES.items():
             for match in pattern.finditer(cand.text):
                 term = match.group(0)
+                if _GAIN.search(excerpt(cand.text, match.start(), match.end())):
+                    continue  # "this dramatically reduces GPU memory usage": a gain, not a challenge
                 if {stem(w) for w in re.split(r"[^a-z0-9]+", term.lower()) if w} <= {stem(w) for w in banned}:
                     continue
                 found.setdefault(name, {}).setdefault(pid, excerpt(cand.text, match.start(), match.end()))
