@@ -68,13 +68,15 @@ _NOISE = re.compile(r"https?://|www\.|github|\b(?:code|data|models?|datasets?|we
 # Back-references inside a sentence ("addresses both challenges", "utilizing PRM, it refines"):
 # quoted alone, the sentence would point at text the reader does not have.
 _BACK_REFERENCE = re.compile(
-    r"\b(?:these|those|both|such|the above|the aforementioned|this) (?:challenges?|issues?|problems?|limitations?|"
-    r"gaps?|shortcomings?|methods?|approach(?:es)?|works|tasks?|settings?|frameworks?|models?|paradigms?|designs?|"
-    r"datasets?|benchmarks?|techniques?|process(?:es)?|stages?|modules?|pipelines?|systems?|insights?|"
-    r"observations?|findings?|questions?|analys[ie]s|phenomen(?:on|a)|idea|principle|strateg(?:y|ies)|"
-    r"solutions?|directions?)\b"
+    r"\b(?:these|those|this|such|both|the above|the aforementioned)\s+(?!paper\b|work\b|study\b|article\b|survey\b|"
+    r"letter\b|report\b|thesis\b|review\b|manuscript\b|way\b|end\b|regard\b|as\b|a\b|an\b|is\b|are\b|was\b|were\b|"
+    r"can\b|could\b|will\b|would\b|may\b|might\b|should\b|must\b|has\b|have\b|had\b|does\b|do\b|did\b|"
+    r"the\b|it\b|they\b|their\b|its\b|with\b|in\b|on\b|of\b|to\b|for\b|by\b|from\b|and\b|or\b|not\b)[a-z][a-z-]*"
     r"|\b(?:address|tackl|solv|mitigat|overcom|alleviat|investigat|stud|examin|explor|answer)\w* (?:this|these|it|them)\b",
     re.I)
+# ("this X", "these X", "such X" point at something the abstract said before: quoted alone, the
+# sentence would point at text the reader does not have; "such as" is no demonstrative, and "that"
+# is left alone: it is mostly the conjunction of "show that ...".)
 # A preposition left before punctuation: the source's citation was removed ("As shown in [2], ..." ->
 # "As shown in, ..."); the sentence no longer reads.
 _CITATION_GAP = re.compile(r"\b(?:in|by|see|from|of|and|to|cf|following|following the work of)\s*[,.;:)]", re.I)

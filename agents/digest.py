@@ -140,6 +140,8 @@ def own_subject(sentence: str, names: list[str]) -> tuple[str, str] | None:
     """'SentGraph builds ...' -> ('SentGraph', 'builds ...'): a sentence whose subject is the
     work's own system name followed by a present-tense verb."""
     for name in names:
+        if re.search(r"-[a-z]+$", name):  # 'LLM-based', 'GPT-aided': an adjective, not a system's name
+            continue
         match = re.match(rf"^(?:The proposed |Our )?{re.escape(name)}(?: framework| method| model| system)?\s+"
                          rf"(?P<rest>(?:first |also |then |further |effectively |explicitly |jointly )?"
                          rf"[a-z]+s\s+\S.+)$", sentence)

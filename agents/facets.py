@@ -44,7 +44,7 @@ METRICS = {
     "hallucination rate": r"hallucination rates?", "faithfulness": r"faithfulness", "win rate": r"win[- ]rates?",
     "success rate": r"success rates?", "FID": r"FID", "FVD": r"FVD", "PSNR": r"PSNR", "SSIM": r"SSIM",
     "LPIPS": r"LPIPS", "Chamfer distance": r"Chamfer(?:[- ]L?\d)?(?: distance)?", "CIDEr": r"CIDEr", "WER": r"WER",
-    "pass@k": r"pass@\d+", "Hits@k": r"Hits@\d+", "AUPRC": r"AUPRC",
+    "pass@k": r"pass@\d+", "kappa": r"QWK|(?:Cohen's )?kappa", "Hits@k": r"Hits@\d+", "AUPRC": r"AUPRC",
     "RMSE": r"RMSE", "MAE": r"MAE", "MSE": r"MSE", "IoU": r"m?IoU", "Dice": r"Dice(?: score)?",
     "bit error rate": r"bit error rates?|\bBER\b", "spectral efficiency": r"spectral efficiency",
     "sum rate": r"sum[- ]rates?", "energy efficiency": r"energy efficiency", "inference cost":

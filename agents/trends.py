@@ -162,7 +162,7 @@ def challenge_statements(ids: list[str], papers: dict) -> list[tuple[str, Candid
 def excerpt(sentence: str, start: int, end: int, limit: int = 12) -> str:
     """The clause of ``sentence`` around the span [start, end) (from the previous to the next comma,
     semicolon, colon or bracket); a longer clause is cut to about ``limit`` words around the span,
-    each cut marked with an ellipsis."""
+    a cut at its end marked with an ellipsis."""
     left = max(sentence.rfind(c, 0, start) for c in ",;:")
     right = [i for i in (sentence.find(c, end) for c in ",;:") if i >= 0]
     right_at = min(right) if right else len(sentence)
@@ -180,7 +180,8 @@ def excerpt(sentence: str, start: int, end: int, limit: int = 12) -> str:
     cut = " ".join(words[low:high])
     if cut.count("(") != cut.count(")"):  # a window through a bracket: the bracket goes
         cut = re.sub(r"\s*\([^()]*\)?|\s*[^()\s]*\)", "", cut)
-    return ("… " if low else "") + cut + (" …" if high < len(words) else "")
+    # a cut at the end is marked; one at the start is not: "… LLM-based" would read as a new sentence
+    return cut + (" …" if high < len(words) else "")
 
 
 # What a limitation is about, by the kinds of challenge surveys of empirical ML fields discuss; a
@@ -211,6 +212,14 @@ CHALLENGES = {
 }
 _GAIN = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav\w*|cuts?|boost\w*|accelerat\w*|speeds? up|"
                    r"enhanc\w*|achiev\w*|outperform\w*)\b", re.I)
+# The clause quoted for a challenge must say something is wrong or missing, not just name the topic
+# ("particularly on benchmarks such as HLE" names evaluation, not a problem with it).
+_NEGATIVE = re.compile(r"\b(?:fail\w*|suffer\w*|lacks?|lacking|struggl\w*|remains?|limited|limit\w*|costly|expensive|"
+                       r"bottlenecks?|underexplored|overlook\w*|ignor\w*|neglect\w*|brittle\w*|insufficient\w*|"
+                       r"prone to|vulnerab\w*|gaps?|cannot|unable|not|poor\w*|inadequate\w*|difficult\w*|challeng\w*|"
+                       r"hinder\w*|degrad\w*|prohibitive\w*|inefficien\w*|overfit\w*|scarc\w*|unreliab\w*|"
+                       r"inaccura\w*|inconsisten\w*|sensitiv\w*|high|heav\w*|only|rarely|hard|expensive|future|mitigat\w*)\b", re.I)
+INHERENTLY_NEGATIVE = {"dependence on inputs and priors"}  # "relies heavily on X" is the challenge itself
 _CHALLENGE_RES = {name: re.compile(rf"\b(?:{pattern})\b", re.I) for name, pattern in CHALLENGES.items()}
 
 
@@ -223,8 +232,9 @@ def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> l
         for name, pattern in _CHALLENGE_RES.items():
             for match in pattern.finditer(cand.text):
                 term = match.group(0)
-                if _GAIN.search(excerpt(cand.text, match.start(), match.end())):
-                    continue  # "this dramatically reduces GPU memory usage": a gain, not a challenge
+                clause = excerpt(cand.text, match.start(), match.end())
+                if _GAIN.search(clause) or not (_NEGATIVE.search(clause) or name in INHERENTLY_NEGATIVE):
+                    continue  # "this reduces GPU memory usage", "scientists care about robustness": no challenge
                 if {stem(w) for w in re.split(r"[^a-z0-9]+", term.lower()) if w} <= {stem(w) for w in banned}:
                     continue
                 found.setdefault(name, {}).setdefault(pid, excerpt(cand.text, match.start(), match.end()))

@@ -212,7 +212,7 @@ def test_open_problems_are_grouped_by_the_kind_of_challenge_their_words_name():
     themes = dict(challenge_themes(stated, {"hallucination", "hallucinations"}))
     efficiency = dict(themes["efficiency and scalability"])
     assert set(efficiency) == {"a", "b"}
-    assert "computational overhead" in efficiency["a"] and efficiency["a"].startswith("… ")  # cut: marked
+    assert "computational overhead" in efficiency["a"] and efficiency["a"].endswith(" …")  # cut: marked
     assert efficiency["b"] == "Recent works mostly depend on expensive manual annotations and training cost"
     assert {pid for pid, _ in themes["evaluation"]} == {"d", "e"}
     assert "factuality" not in themes  # the topic's own word names no kind of challenge

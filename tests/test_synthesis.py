@@ -173,6 +173,13 @@ def test_fragments_and_dangling_sentences_are_not_candidates():
         "cross-encoder model. Within this framework, the planner decomposes each question into smaller steps.")}
     texts = [c.text for c in candidate_sentences([paper])]
     assert texts == ["We introduce a cache that stores key value states across requests for reuse."]
+    # sentences of corpus abstracts that point back at what their abstract said before
+    pointing = {"title": "Y", "authors": ["C D"], "abstract": (
+        "After this reasoning phase, agents exchange their goal rankings, and assignments are determined by a fixed "
+        "rule. We identify this bottleneck as a multi-agent credit assignment problem in LLM-based systems. "
+        "Methods such as retrieval augmentation reduce unsupported answers in open-domain settings.")}
+    assert [c.text for c in candidate_sentences([pointing])] == [
+        "Methods such as retrieval augmentation reduce unsupported answers in open-domain settings."]
     assert standalone("However, existing retrievers ignore document structure entirely.") == \
         "Existing retrievers ignore document structure entirely."
     assert attribute("Our results show gains of five points on every benchmark.", "Lee et al.", True, "[2]",
