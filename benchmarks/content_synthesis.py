@@ -178,3 +178,6 @@ if __name__ == "__main__":
         print(" | ".join(rows[0]))
         for row in rows:
             print(" | ".join(str(v) for v in row.values()))
+        mean = {k: round(sum(r[k] for r in rows) / len(rows), 3) for k in rows[0] if isinstance(rows[0][k], (int, float))}
+        mean["concl"] = round(sum(int(r["concl"].split("w")[0]) for r in rows) / len(rows))
+        print("mean | " + " | ".join(str(mean.get(k, "")) for k in list(rows[0])[1:]))
