@@ -44,7 +44,15 @@ def _excerpt(body: list[dict], per_section: int = 1, limit: int = 1500) -> str:
 
 
 def selection_sentence(facts: dict) -> str:
-    """How the papers were chosen, in one sentence (the corpus window is the scope sentence's)."""
+    """How the papers were chosen, as it happened: the candidates, the rounds of search and the judge
+    (the corpus window is the scope sentence's)."""
+    if facts.get("relevance") and facts.get("candidates") and facts.get("rounds") and facts.get("on_topic"):
+        estimate = facts.get("estimate")
+        total = (f" (the relevance model estimates about {estimate:,.0f} such papers in the whole corpus)"
+                 if estimate else "")
+        return (f"They were drawn from {facts['on_topic']:,} papers judged to be about the topic{total}, found among "
+                f"{facts['candidates']:,} candidates in {facts['rounds']} rounds of search, each round searching for "
+                "the key phrases of the papers already found; papers judged off topic were left out, not padded in.")
     if facts.get("relevance") and facts.get("candidates") and facts.get("on_topic"):
         return (f"They were chosen from {facts['on_topic']:,} papers that a relevance model judged to be on topic, "
                 f"among {facts['candidates']:,} candidates retrieved from the corpus.")

@@ -217,3 +217,14 @@ def test_open_problems_are_grouped_by_the_kind_of_challenge_their_words_name():
     assert {pid for pid, _ in themes["evaluation"]} == {"d", "e"}
     assert "factuality" not in themes  # the topic's own word names no kind of challenge
     assert all(len(users) >= 2 for users in themes.values())
+
+
+def test_introduction_says_how_the_pool_was_gathered_in_rounds(tmp_path):
+    state = _state()
+    state["relevance"] = {"enabled": True, "candidates": 1200, "kept": 310, "rounds": [{}, {}, {}],
+                          "estimated_on_topic": {"on_topic": 842.4},
+                          "corpus": {"papers": 74728, "years": [2025, 2026]}}
+    intro = write_frame(state, _deps(tmp_path, _real_local_frame))["survey"]["introduction"]
+    assert "310 papers judged to be about the topic" in intro and "1,200 candidates in 3 rounds of search" in intro
+    assert "estimates about 842 such papers in the whole corpus" in intro
+    assert intro.count("74,728") == 1  # the corpus window is the scope sentence's alone
