@@ -127,7 +127,9 @@ def _usable(sentence: str) -> bool:
     shaped = (MIN_WORDS <= len(words) <= MAX_WORDS and sentence[:1].isupper() and sentence.endswith((".", "!"))
               and sentence.count("(") == sentence.count(")") and sentence.count("“") == sentence.count("”")
               and letters >= 0.6 * len(sentence.replace(" ", "")) and not re.search(r"[\\$^{}_]", sentence))
-    readable_alone = not (_NOISE.search(sentence) or _BACK_REFERENCE.search(sentence) or _CITATION_GAP.search(sentence)
+    # "medi- cal": a word broken across lines in the source PDF (suspended "pre- and post-" is fine)
+    broken = re.search(r"[a-z]- (?!(?:and|or|to|nor|as|vs)\b)[a-z]", sentence)
+    readable_alone = not (broken or _NOISE.search(sentence) or _BACK_REFERENCE.search(sentence) or _CITATION_GAP.search(sentence)
                           or _EARLY_PRONOUN.match(sentence) or _INNER_BOUNDARY.search(sentence[:-1]))
     return shaped and readable_alone and not looks_like_injection(sentence)
 

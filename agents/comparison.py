@@ -84,6 +84,8 @@ def kind_sentence(group: Sequence[Work]) -> str:
         return f"{lead}{'' if known == len(group) else ' whose abstracts say so'} {KIND_PREDICATES[present[0]][0]}."
     major = max(present, key=lambda k: (len(by_kind[k]), -KINDS.index(k)))
     parts = [f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present if k != major]
+    if len(by_kind[major]) == 1:  # one work per kind: each named ("A [1] is a survey or review; B [2] ...")
+        return _capital("; ".join(f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present)) + "."
     lead = f"{_capital(count_words(len(by_kind[major])))} of the {count_words(known)} {KIND_PREDICATES[major][0]}"
     return f"{lead}; {and_list(parts)}."
 

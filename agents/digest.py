@@ -151,6 +151,12 @@ def own_subject(sentence: str, names: list[str]) -> tuple[str, str] | None:
     return None
 
 
+# "FL continues to face key challenges": a name the abstract defines (often the field's acronym)
+# whose predicate states a problem is no contribution of the work
+_PLIGHT = re.compile(r"(?:(?:still|often|also|continues? to|remains?|is|are)\s+)*(?:fail|suffer|struggl|lack|fac|pose|"
+                     r"remain|hinder)\w*\b", re.I)
+
+
 def contribution(sentences: list[str], names: list[str]) -> Contribution | None:
     """The work's contribution clause from its first sentence that states what it creates, else
     what it examines (abstract order)."""
@@ -176,7 +182,7 @@ def _contribution(sentences: list[str], names: list[str], verbs: set[str]) -> Co
                 return Contribution("we", f"{verb} {obj}", raw)
             continue
         own = own_subject(text, names)
-        if own and not re.search(r"\b(?:we|our|us)\b", own[1], re.I):
+        if own and not re.search(r"\b(?:we|our|us)\b", own[1], re.I) and not _PLIGHT.match(own[1]):
             rest = shorten(own[1])
             if rest:
                 return Contribution(own[0], rest, raw)

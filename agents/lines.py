@@ -12,6 +12,7 @@ discussed together after the lines. Every clause comes from the work it cites.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -87,9 +88,10 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
     return lines, free
 
 
-def lead_sentence(line: WorkLine, turn: int) -> str:
+def lead_sentence(line: WorkLine, turn: int, first: bool = False) -> str:
     """The sentence that opens a line's paragraph; for a kind of contribution, the lead-in of the
-    paragraph's first sentence ("Among the surveys and reviews [2, 3], ...")."""
+    paragraph's first sentence ("Among the surveys and reviews [2, 3], ..."). The ``first`` line's
+    frame says no "further" (no line came before it)."""
     count, n = _capital(count_words(len(line.keys))), count_words(len(line.keys))
     if line.kind == "kind":
         return KIND_LEADS[line.lead_kind].format(cites=cites(line.keys))
@@ -98,6 +100,8 @@ def lead_sentence(line: WorkLine, turn: int) -> str:
     frames = PHRASE_LEADS if line.titled else MENTION_LEADS
     text = frames[turn % len(frames)].format(count=count, n=n, phrase=line.label, Phrase=_capital(line.label),
                                             cites=cites(line.keys))
+    if first:
+        text = _capital(re.sub(r"^A further |\bfurther ", "", text))
     return text + "."
 
 

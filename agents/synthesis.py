@@ -207,7 +207,7 @@ class Reading:
 
 def _line_paragraph(line, turn: int, reading: Reading) -> list[str]:
     members = similar_pairs([reading.digests[k - 1] for k in line.keys], reading.vectors)
-    lead = lead_sentence(line, turn + reading.turn)
+    lead = lead_sentence(line, turn + reading.turn, first=turn == 0)
     contrasts = contrast_sentences(members, turn, lambda a, b: reading.shared(a, b, exclude=line.label))
     if line.kind == "kind" and contrasts:  # "Among the surveys [2, 3], A [2] survey X, whereas ..."
         first = contrasts[0]  # "..., Both involve X:" -> "..., two involve X:"

@@ -205,9 +205,11 @@ def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> t
                 key = sentence_key(sentence)
                 words = key.split()
                 # the same extracted claim behind another lead-in ("In addition, X et al. [6] presents
-                # ..." / "X et al. [6] presents ...") shares its last TAIL_WORDS words
-                tail = "tail:" + " ".join(words[-TAIL_WORDS:]) if len(words) >= TAIL_WORDS else ""
+                # ..." / "X et al. [6] presents ...") shares its last TAIL_WORDS words; an uncited
+                # sentence is no extracted claim: two template sentences ("This subsection reviews
+                # eight works on X, published between 2025 and 2026, all of which ...") share tails
                 cited = _cited(sentence)
+                tail = "tail:" + " ".join(words[-TAIL_WORDS:]) if len(words) >= TAIL_WORDS and cited else ""
                 cited = cited if "," in cited else ""
                 keys = [f"{k}|{cited}" for k in (key, tail) if k] if cited else [k for k in (key, tail) if k]
                 if (len(key) > 20 and keys[0] in seen) or (tail and keys[-1] in seen):

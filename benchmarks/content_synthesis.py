@@ -23,7 +23,11 @@ out), the figures the blind readers' complaints point at:
 - ``repeats``: sentences said twice (same words, markers and case aside) anywhere in the survey;
 - ``glitches``: sentences not ending in . ! ? (cut off), starting lower-case, with unbalanced
   brackets or quotes, a placeholder ("xxx"), two stacked connectives ("In addition, Moreover,"),
-  a lower-case name before a marker ("kurra et al. [12]") or "1 parts"; each one is listed with -v;
+  a lower-case name before a marker ("kurra et al. [12]"), "1 parts", a connective left inside
+  ("report that Indeed, ..."), a word broken across lines ("medi- cal") or "One of the two are";
+  each one is listed with -v;
+- ``headless``: subsections opening on a sentence that points back at an introduction they lack
+  ("Grouped by what they share, the works ...", "A further two works ...");
 - ``dash``: share of empty ("–") table cells; ``cited``: references; ``words``: body words.
 """
 
@@ -100,7 +104,22 @@ def glitches(sentence: str) -> list[str]:
         found.append("lower-case name")
     if re.search(r"\b1 (?:parts|papers|works|themes)\b", sentence):
         found.append("1 plural")
+    if re.search(r"\bthat (?:Indeed|Moreover|However|Furthermore|Subsequently|Additionally|Thus|Therefore|Since),",
+                 sentence) or re.search(r", (?:Since|Indeed|Subsequently),", sentence):
+        found.append("embedded connective")
+    if re.search(r"[a-z]- (?!(?:and|or|to|nor|as|vs)\b)[a-z]", bare):
+        found.append("broken word")
+    if re.search(r"\bOne of the \w+ (?:are|propose|contribute)\b", sentence):
+        found.append("one of ... are")
     return found
+
+
+def headless(markdown: str) -> int:
+    """Subsections whose first sentence points at what no sentence before it introduced ("Grouped by
+    what they share, the works ...", "A further two works ...", "Beyond these lines, ...")."""
+    firsts = [prose_sentences(block.split("\n", 1)[-1])[:1] for block in markdown.split("\n### ")[1:]]
+    return sum(bool(f and re.match(r"(?:Grouped by what they share|A further|\w+ further works|Beyond th)", f[0]))
+               for f in firsts)
 
 
 def run_numbers(run_dir: Path, verbose: bool = False) -> dict:
@@ -139,7 +158,7 @@ def run_numbers(run_dir: Path, verbose: bool = False) -> dict:
         "concl": f"{len(' '.join(conclusion).split())}w/{len(conclusion)}s",
         "intro": len(parts.get("Introduction", "").split()),
         "repeats": sum(c - 1 for k, c in keys.items() if c > 1 and len(k.split()) > 4),
-        "glitches": len(bad), "dash": round(sum(c == "–" for c in cells) / max(1, len(cells)), 3),
+        "glitches": len(bad), "headless": headless(markdown), "dash": round(sum(c == "–" for c in cells) / max(1, len(cells)), 3),
     }
     if verbose:
         for sentence, kinds in bad:

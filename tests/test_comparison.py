@@ -100,3 +100,10 @@ def test_own_system_names_are_not_evaluation_data(title):
                                          "on datasets such as RGB, PopQA, MuSiQue, HotpotQA and PubmedQA."}
     facets = paper_facets(paper)
     assert facets.data == ["RGB", "PopQA", "MuSiQue", "HotpotQA", "PubmedQA"]
+
+
+def test_one_work_of_each_kind_is_named_not_counted():
+    pair = CLEAN_PAPERS[:2]  # a method and an empirical study
+    sentence = kind_sentence(works(pair, [paper_facets(p) for p in pair]))
+    assert not sentence.startswith("One of the two")  # "One of the two are ..." read in a survey
+    assert "Smith et al. [1] propose a new method or system" in sentence and "Okafor [2] is an empirical study" in sentence

@@ -249,3 +249,44 @@ def test_the_evidence_and_its_scope_lead_the_attributed_claim():
     assert "report that experiments on" not in text
     assert "on Natural Questions and TriviaQA, Smith et al. [1] show that DenseFuse improves exact match" in text \
         or "On Natural Questions and TriviaQA, Smith et al. [1] show that DenseFuse improves exact match" in text
+
+
+def test_first_line_of_work_is_no_further_line():
+    from surveygraph.agents.lines import WorkLine, lead_sentence
+
+    line = WorkLine("phrase", "medical image segmentation", [1, 2, 3])
+    for turn in range(4):  # every rotated frame
+        first = lead_sentence(line, turn, first=True)
+        assert "further" not in first and first[:1].isupper(), first
+    assert any("further" in lead_sentence(line, turn) for turn in range(4))
+
+
+def test_connectives_pointing_back_and_broken_words_leave_no_trace():
+    assert standalone("Indeed, traditional aggregation methods fail to account for user similarity.") == \
+        "Traditional aggregation methods fail to account for user similarity."
+    assert standalone("Subsequently, we show that current approaches overestimate performance.").startswith("We show")
+    paper = {"title": "T", "abstract": "Medical specialists share data. Since, medi- cal specialists and hospitals "
+             "will share a data space, they can build a secure system for medical data processing."}
+    assert not [c for c in candidate_sentences([paper]) if "medi- cal" in c.text]
+
+
+def test_template_sentences_sharing_a_tail_are_no_repeats():
+    from surveygraph.agents.text import drop_repeated_sentences
+
+    texts = ["This subsection reviews eight works on data privacy, published between 2025 and 2026, all of which "
+             "propose new methods or systems.",
+             "This subsection reviews seven works on local training, published between 2025 and 2026, all of which "
+             "propose new methods or systems.",
+             "In addition, Smith et al. [3] propose a retriever that reads every passage of the corpus twice.",
+             "Smith et al. [3] propose a retriever that reads every passage of the corpus twice."]
+    kept, removed = drop_repeated_sentences(texts)
+    assert kept[1] == texts[1] and removed == 1 and kept[3] == ""
+
+
+def test_a_defined_name_facing_challenges_is_no_contribution():
+    from surveygraph.agents.digest import contribution
+
+    found = contribution(["FL continues to face key challenges, including weak client incentives and privacy risks.",
+                          "MURIM allocates incentives based on client contribution, latency and reputation."],
+                         ["FL", "MURIM"])
+    assert found is not None and found.subject == "MURIM" and found.predicate.startswith("allocates incentives")
