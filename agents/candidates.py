@@ -221,9 +221,18 @@ _CONTRIBUTES = re.compile(r"\b(?:we|they)\s+(?:\w+ly\s+|also\s+|further\s+)?(?:i
                           r"design|construct|build|create|release)\b", re.I)
 
 
+# "our findings ... surface open questions, providing a foundation for future work": what the work
+# offers (a map of open questions) names no problem; the cue inside it is no limitation
+_POINTS_AHEAD = re.compile(r"\b(?:surfac|identif|outlin|highlight|discuss|summari[sz]|provid|offer|lay|lays|pav|inform|"
+                           r"guid|foundation for|groundwork for|basis for|way for)\w*\b[^.;]{0,60}?\b(?:open (?:questions?|"
+                           r"challenges?|problems?)|future (?:work|research|directions?))", re.I)
+
+
 def states_a_limitation(text: str) -> bool:
     """What fails or stays open, not what the work fixes ("to address the limitation of X"),
-    offers or builds ("to probe insufficient information, we introduce X")."""
+    offers or builds ("to probe insufficient information, we introduce X"), or points ahead to
+    ("surface open questions, providing a foundation for future work")."""
+    text = _POINTS_AHEAD.sub(" ", text)
     if not LIMIT_CUES.search(text) or fixes_a_limitation(text) or _CONTRIBUTES.search(text):
         return False
     return not _ACHIEVES.search(text) or bool(_STILL_OPEN.search(text))

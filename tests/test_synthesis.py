@@ -290,3 +290,16 @@ def test_a_defined_name_facing_challenges_is_no_contribution():
                           "MURIM allocates incentives based on client contribution, latency and reputation."],
                          ["FL", "MURIM"])
     assert found is not None and found.subject == "MURIM" and found.predicate.startswith("allocates incentives")
+
+
+def test_pointing_ahead_to_open_questions_is_no_limitation():
+    from surveygraph.agents.candidates import states_a_limitation
+
+    assert not states_a_limitation("Finally, our findings synthesize a rapidly evolving body of research, identify "
+                                   "recurring design patterns, and surface open questions, providing a foundation "
+                                   "for future work at the intersection of RAG and federated systems.")
+    assert not states_a_limitation("The work provides a unifying perspective and outlines open challenges that must "
+                                   "be addressed to enable practical systems.")
+    assert states_a_limitation("Existing federated methods fail under severe domain shift, and we outline open "
+                               "questions for future work.")
+    assert states_a_limitation("How to aggregate heterogeneous adapters remains an open question.")
