@@ -16,9 +16,7 @@ import math
 from dataclasses import dataclass
 
 from .outline.headings import is_name
-from collections import Counter, defaultdict
-
-from .outline.names import STOP, _tokens, incomplete_phrases, keyphrase_analyzer, stem, surface_forms
+from .outline.names import bound_phrases, incomplete_phrases, keyphrase_analyzer, stem, surface_forms
 from .text import in_sentence
 
 MAX_SHARE = 0.6  # a phrase more than this share of the texts use names their common theme, not a line
@@ -36,18 +34,7 @@ def headless_phrases(texts: list[str]) -> set[str]:
     """Phrases (1-3 words) seen at least twice and always preceded by the same word: the tail of a
     longer phrase ('answering dataset' of 'question answering dataset'), not a phrase of its own.
     The mirror of ``outline.names.incomplete_phrases``."""
-    seen: Counter = Counter()
-    leaders: dict[str, Counter] = defaultdict(Counter)
-    for text in texts:
-        for run in _tokens(text):
-            low = [t.lower() for t in run]
-            for n in (1, 2, 3):
-                for i in range(len(low) - n + 1):
-                    phrase = " ".join(low[i:i + n])
-                    seen[phrase] += 1
-                    if i > 0 and low[i - 1] not in STOP:  # 'a question answering dataset' has no head word
-                        leaders[phrase][stem(low[i - 1])] += 1
-    return {p for p, c in seen.items() if c >= 2 and leaders[p] and leaders[p].most_common(1)[0][1] == c}
+    return bound_phrases(texts, before=True)
 
 
 def phrase_users(texts: list[str], banned: set[str]) -> dict[str, set[int]]:
