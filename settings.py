@@ -156,8 +156,9 @@ class GenerationSettings(BaseModel):
     seed: int = 0
     abstract_chars: int = Field(500, ge=50)  # abstract excerpt per paper in writer prompts
     paragraphs: int = Field(2, ge=1)  # paragraphs asked per subsection
-    # Content floor (agents/synthesis.py): abstract sentences kept per paper in a subsection's
-    # extractive synthesis, the text used whenever model prose is invalid or worse (agents/gate.py).
+    # Content floor (agents/synthesis.py): statements quoted per work besides its contribution (a
+    # finding, a limitation, the problem it states), the text used whenever model prose is invalid
+    # or worse (agents/gate.py).
     synthesis_per_paper: int = Field(2, ge=1)
     # Comparison table per section + the survey's figure (agents/illustrate.py); off = ablation.
     illustrate: bool = True

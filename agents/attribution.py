@@ -30,6 +30,7 @@ _LEAD_CONNECTIVE = re.compile(
     r"^(?:however|moreover|furthermore|additionally|in addition|besides|also|thus|therefore|hence|"
     r"consequently|accordingly|specifically|in particular|in detail|concretely|notably|importantly|"
     r"finally|lastly|then|next|first|firstly|second|secondly|third|thirdly|meanwhile|nevertheless|"
+    r"indeed|in fact|subsequently|afterwards|similarly|likewise|correspondingly|since|again|still|"
     r"nonetheless|instead|in contrast|by contrast|conversely|to this end|to that end|for this purpose|"
     r"as a result|overall|in summary|in short|in conclusion|to summari[sz]e|together|here|herein|"
     r"on the other hand|at the same time|in this context|in response|in this regard|to this aim|"
@@ -107,7 +108,8 @@ def paper_handle(paper: dict) -> tuple[str, bool]:
     (singular); none: a quoted title handle (singular, used as "the work “...”").
     """
     names = [surname(a) for a in (paper.get("authors") or [])]
-    names = [n for n in names if re.search(r"[^\W\d_]", n)]
+    # "kurra" in the metadata is still a name: capitalised, it reads as one in a sentence
+    names = [n[:1].upper() + n[1:] for n in names if re.search(r"[^\W\d_]", n)]
     if len(names) >= 3:
         return f"{names[0]} et al.", True
     if len(names) == 2:

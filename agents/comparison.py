@@ -1,10 +1,10 @@
 """Comparative statements about a subsection's works, built from their facets (agents/facets.py).
 
-Where the extractive synthesis quotes what each paper says, these sentences say how the papers
-relate (issue 17.3): what kind of contribution each is, which ingredients several of them share,
-who evaluates on which data with which metric, and which figures the abstracts state. Each
-sentence cites exactly the works whose facts it states, and each fact is a string found in those
-works' titles or abstracts, so the comparison adds structure, not claims.
+Where the synthesis sets the works' contributions side by side (agents/lines.py), these sentences
+say how they relate on evaluation (issue 17.3): what kind of contribution each is, who evaluates on
+which data with which measure, which models they name. Each sentence cites exactly the works whose
+facts it states, and each fact is a string found in those works' titles or abstracts, so the
+comparison adds structure, not claims.
 """
 
 from __future__ import annotations
@@ -12,14 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from ..sanitize import untrusted
 from .attribution import paper_handle
 from .facets import KINDS, Facets
-from .outline.headings import is_name
-from .outline.names import incomplete_phrases, keyphrase_analyzer, stem, surface_forms
-from .text import and_list, count_words, in_sentence
+from .text import and_list, count_words
 
-MAX_CONCEPTS = 3  # shared ingredients named per subsection
 MAX_NAMED = 3  # works named by handle in one list; more are cited by number only
 
 
@@ -66,6 +62,13 @@ def _predicate(kind: str, group: Sequence[Work]) -> str:
     return several if len(group) > 1 else plural if group[0].plural else singular
 
 
+def uniform_kind(group: Sequence[Work]) -> str:
+    """The predicate every work shares when all are of one known kind ('propose new methods or
+    systems'), else ''."""
+    kinds = {w.facets.kind for w in group}
+    return KIND_PREDICATES[kinds.pop()][0] if len(group) >= 2 and len(kinds) == 1 and "" not in kinds else ""
+
+
 def kind_sentence(group: Sequence[Work]) -> str:
     """What kind of contribution each work is ('Five of the eight propose new methods or systems;
     A [2] and B [3] are surveys or reviews')."""
@@ -81,51 +84,10 @@ def kind_sentence(group: Sequence[Work]) -> str:
         return f"{lead}{'' if known == len(group) else ' whose abstracts say so'} {KIND_PREDICATES[present[0]][0]}."
     major = max(present, key=lambda k: (len(by_kind[k]), -KINDS.index(k)))
     parts = [f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present if k != major]
+    if len(by_kind[major]) == 1:  # one work per kind: each named ("A [1] is a survey or review; B [2] ...")
+        return _capital("; ".join(f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present)) + "."
     lead = f"{_capital(count_words(len(by_kind[major])))} of the {count_words(known)} {KIND_PREDICATES[major][0]}"
     return f"{lead}; {and_list(parts)}."
-
-
-def shared_concepts(papers: Sequence[dict], banned: set[str]) -> list[tuple[str, list[int]]]:
-    """Phrases (1-3 words) used by at least two of the works but not by all, as the works spell
-    them, with the works using them; multiword phrases first, then by how many works share them.
-    Phrases overlapping a better one (same stem) are skipped."""
-    texts = [f"{untrusted(p.get('title') or '', 300)}. {untrusted(p.get('abstract') or '')}" for p in papers]
-    if len(texts) < 3:
-        return []
-    analyze = keyphrase_analyzer(banned, incomplete_phrases(texts))
-    users: dict[str, set[int]] = {}
-    for key, text in enumerate(texts, start=1):
-        for phrase in set(analyze(text)):
-            users.setdefault(phrase, set()).add(key)
-    forms = surface_forms(texts)
-    # A title names what its paper is about; a phrase no title uses ('future research', 'inference
-    # time') is abstract boilerplate, not an ingredient the works share.
-    titled = {phrase for p in papers for phrase in analyze(untrusted(p.get("title") or "", 300))}
-    ranked = sorted(((p, sorted(k)) for p, k in users.items() if 2 <= len(k) < len(texts) and p in titled
-                     and (" " in p or is_name(forms.get(p, p)))),
-                    key=lambda item: (-(len(item[0].split()) > 1), -len(item[1]), item[0]))
-    chosen: list[tuple[str, list[int]]] = []
-    seen_stems: set[str] = set()
-    seen_sets: set[tuple[int, ...]] = set()
-    for phrase, keys in ranked:
-        stems = {stem(w) for w in phrase.split()}
-        if stems & seen_stems or tuple(keys) in seen_sets:
-            continue
-        chosen.append((in_sentence(forms.get(phrase, phrase)), keys))
-        seen_stems |= stems
-        seen_sets.add(tuple(keys))
-        if len(chosen) == MAX_CONCEPTS:
-            break
-    return chosen
-
-
-def concept_sentence(group: Sequence[Work], concepts: list[tuple[str, list[int]]]) -> str:
-    if not concepts:
-        return ""
-    by_key = {w.key: w for w in group}
-    parts = [f"{phrase} ({cite_list([by_key[k] for k in keys])})" for phrase, keys in concepts]
-    noun = "the ingredient" if len(parts) == 1 else "the ingredients"
-    return f"Several works share {noun} {and_list(parts)}."
 
 
 def _uses(work: Work, names: Sequence[str]) -> str:
@@ -180,27 +142,12 @@ def model_sentence(group: Sequence[Work]) -> str:
     return _grouped(group, lambda w: w.facets.models, "The models their abstracts name are")
 
 
-def result_sentence(group: Sequence[Work]) -> str:
-    """The figures the abstracts state, quoted side by side, with the caveat that they are not
-    comparable unless the works share their data."""
-    stated = [w for w in group if w.facets.result][:4]
-    if len(stated) < 2:
-        return ""
-    quotes = "; ".join(f"“{w.facets.result}” ({w.handle} [{w.key}])" for w in stated)
-    common = set.intersection(*[set(w.facets.data) for w in stated]) if all(w.facets.data for w in stated) else set()
-    caveat = ("they come from the same data" if common
-              else "they come from different data and settings, so they are not directly comparable")
-    return f"Where the abstracts give figures, they read: {quotes}; {caveat}."
-
-
-def compare(papers: Sequence[dict], facets: Sequence[Facets], banned: set[str]) -> list[str]:
-    """The comparative sentences of one subsection, in reading order: kinds, shared ingredients,
-    data, measures, models, figures. Empty when there are fewer than two works."""
-    # the topic's own acronym ("VLA") is not a dataset any work evaluates on
-    facets = [replace(f, data=[d for d in f.data if d.lower() not in banned]) for f in facets]
-    group = works(papers, facets)
+def evaluation_sentences(group: Sequence[Work], banned: set[str]) -> list[str]:
+    """What the works evaluate on and with: shared and separate data, measures, named models.
+    The topic's own words ("VLA") are not a dataset any work evaluates on."""
+    group = [replace(w, facets=replace(w.facets, data=[d for d in w.facets.data if d.lower() not in banned]))
+             for w in group]
     if len(group) < 2:
         return []
-    said = [kind_sentence(group), concept_sentence(group, shared_concepts(papers, banned)),
-            *data_sentences(group), metric_sentence(group), model_sentence(group), result_sentence(group)]
+    said = [*data_sentences(group), metric_sentence(group), model_sentence(group)]
     return [s for s in said if s]

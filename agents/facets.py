@@ -38,11 +38,13 @@ _METHOD_WORDS = re.compile(r"\b(?:framework|method|approach|algorithm|architectu
 METRICS = {
     "accuracy": r"accuracy", "F1": r"F1(?:[- ]scores?)?|F-score", "exact match": r"exact[- ]match|\bEM\b",
     "BLEU": r"BLEU", "ROUGE": r"ROUGE(?:-\w+)?", "METEOR": r"METEOR", "BERTScore": r"BERTScore",
-    "nDCG": r"n?DCG(?:@\d+)?", "ANLS": r"ANLS", "MRR": r"MRR", "mAP": r"mAP(?:@\d+)?|mean average precision",
+    "nDCG": r"[nN]?DCG(?:@\d+)?", "ANLS": r"ANLS", "MRR": r"MRR", "mAP": r"mAP(?:@\d+)?|mean average precision",
     "recall": r"recall(?:@\d+)?", "precision": r"precision(?:@\d+)?", "latency": r"latency",
     "throughput": r"throughput", "perplexity": r"perplexity", "AUC": r"AUC|AUROC",
     "hallucination rate": r"hallucination rates?", "faithfulness": r"faithfulness", "win rate": r"win[- ]rates?",
     "success rate": r"success rates?", "FID": r"FID", "FVD": r"FVD", "PSNR": r"PSNR", "SSIM": r"SSIM",
+    "LPIPS": r"LPIPS", "Chamfer distance": r"Chamfer(?:[- ]L?\d)?(?: distance)?", "CIDEr": r"CIDEr", "WER": r"WER",
+    "pass@k": r"pass@\d+", "kappa": r"QWK|(?:Cohen's )?kappa", "Hits@k": r"Hits@\d+", "AUPRC": r"AUPRC",
     "RMSE": r"RMSE", "MAE": r"MAE", "MSE": r"MSE", "IoU": r"m?IoU", "Dice": r"Dice(?: score)?",
     "bit error rate": r"bit error rates?|\bBER\b", "spectral efficiency": r"spectral efficiency",
     "sum rate": r"sum[- ]rates?", "energy efficiency": r"energy efficiency", "inference cost":
@@ -55,7 +57,7 @@ _METRIC_RES = {name: re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.I if na
                                  "mAP", "Dice", "bit error rate"} else 0)
                for name, pattern in METRICS.items()}
 # Foundation models by family name: "who builds on which model" is part of a comparison.
-_MODEL = re.compile(r"(?<![\w-])(?:GPT-?\d[\w.-]*|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
+_MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
                     r"Mixtral[\w.-]*|Gemma[\w.-]*|Claude[\w.-]*|Gemini[\w.-]*|DeepSeek[\w.-]*|Phi-\d[\w.-]*|"
                     r"Vicuna[\w.-]*|PaLM[\w.-]*|T5|Flan-T5|BERT|RoBERTa|ColBERT\w*|CLIP|BLIP-?\d?|LLaVA[\w.-]*|"
                     r"InternVL[\w.-]*|Stable Diffusion)(?![\w-])")
@@ -70,8 +72,11 @@ _GENERIC_NAMES = set("""AI ML DL NLP NLU NLG CV RL LLM LLMs LM LMs VLM VLMs MLLM
     API APIs GPU GPUs CPU TPU SOTA GNN GNNs CNN CNNs RNN LSTM MLP IR IoT UAV UAVs ISAC MIMO OFDM SNR SQL JSON
     PDF URL HTML XML US EU UK USA EHR EHRs ASR TTS OCR CoT ICL SFT RLHF DPO PPO KV MoE LoRA PEFT ANN ANNs""".split())
 # A name the abstract introduces for its own method: "we propose X", "called X", "(X)" after a phrase.
-_INTRODUCED = re.compile(r"(?:\bwe (?:propose|introduce|present|develop|design|build|call|name|term)|\b(?:called|named|"
-                         r"dubbed|termed|coined)) (?:a |an |the )?(?:\w+ ){0,2}?([A-Z][\w-]*[A-Z0-9][\w-]*)|[a-z]\w* \(([A-Z][\w-]*[A-Z][\w-]*)\)")
+_INTRODUCED = re.compile(r"(?:\b[Ww]e (?:propose|introduce|present|develop|design|build|call|name|term)|\b(?:called|named|"
+                         r"dubbed|termed|coined)) (?:a |an |the )?(?:\w+ ){0,2}?([A-Z][\w-]*[A-Z0-9][\w-]*)|[a-z]\w* \(([A-Z][\w-]*[A-Z][\w-]*(?: [A-Z][\w-]*)?)\)")
+# A name followed by one of these nouns is a method, model or tool the paper uses, not evaluation data.
+_TOOL_AFTER = r"\s+(?:framework|method|model|retriever|encoder|embeddings?|pipeline|system|agent|approach|architecture|" \
+              r"backbone|algorithm|module|baseline|detector|tokenizer)s?\b"
 _RESULT_WORDS = re.compile(r"\b(?:results?|experiments?|evaluations?|shows?|outperform\w*|achiev\w*|recovers?|"
                            r"improv\w*|accuracy)\b", re.I)
 _BASELINE_BEFORE = re.compile(r"\b(?:over|than|against|versus|vs\.?|outperform\w*|surpass\w*|beat\w*)\s+(?:the\s+)?"
@@ -147,6 +152,7 @@ def _listed_names(sentence: str) -> list[str]:
 
 
 def _data_names(said: list[str], exclude: set[str]) -> list[str]:
+    text = " ".join(said)
     found: list[str] = []
     for sentence in said:
         data_sentence = bool(_DATA_CONTEXT.search(sentence))
@@ -159,8 +165,8 @@ def _data_names(said: list[str], exclude: set[str]) -> list[str]:
             if not data_sentence and not re.search(r"\b[Oo]n (?:the )?$", sentence[max(0, at - 8):at]):
                 continue
             name = name.rstrip(".-")
-            if _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]):
-                continue  # "improves over MedRAG": a baseline compared against, not evaluation data
+            if _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]) or re.search(re.escape(name) + _TOOL_AFTER, text):
+                continue  # "improves over MedRAG" (a baseline), "the BGE-M3 retriever" (a tool): not evaluation data
             if (name.endswith("s") and name[:-1] in found) or re.search(r"-[a-z]+$|^\d+[KMB]$|\s\d+(?:\.\d+)?[BM]$", name) or _metrics(name) or (name in exclude or name.rstrip("s") in _GENERIC_NAMES or name in _GENERIC_NAMES
                     or _MODEL.fullmatch(name) or len(name) < 2 or name in found):
                 continue
@@ -195,7 +201,8 @@ def paper_facets(paper: dict) -> Facets:
     mine = own_names(title, abstract)
     models = []
     for match in _MODEL.finditer(abstract):
-        name = match.group(0).rstrip(".-")
+        # "Vicuna-revealing", "GPT-4V-aided": a lost space before the next word, not part of the name
+        name = re.sub(r"-[a-z]{3,}$", "", match.group(0).rstrip(".-"))
         if name not in models and name not in mine:
             models.append(name)
     result = next((c for c in (result_clause(s) for s in said) if c), "")

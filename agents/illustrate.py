@@ -23,11 +23,17 @@ from ..sanitize import untrusted
 from .attribution import paper_handle
 from .deps import GenerationDeps
 from .facets import paper_facets
-from .text import CITATION_MARKER, marker_numbers
+from .text import CITATION_MARKER, and_list, marker_numbers
 
 FIGURE_NAME = "papers-per-section"
 TITLE_WORDS = 14  # a longer title is named by its part after the system name
-TABLE_HEADER = ("Work", "Year", "Contribution", "Focus", "Evaluation data", "Measures", "Stated result")
+TABLE_HEADER = ("Work", "Year", "Contribution", "Name", "Focus", "Evaluation data", "Measures", "Stated result")
+# Columns an abstract often leaves empty: shown only when at least this share of the rows fill them,
+# so a table is not a grid of dashes (the caption says which were left out).
+OPTIONAL_COLUMNS = ("Name", "Evaluation data", "Measures", "Stated result")
+MIN_FILLED = 1 / 3
+COLUMN_WORDS = {"Contribution": "kind of contribution", "Name": "the name of the proposed system", "Focus": "focus",
+                "Evaluation data": "evaluation data", "Measures": "measures", "Stated result": "a stated result"}
 KIND_CELLS = {"survey": "survey", "benchmark": "benchmark / dataset", "study": "empirical study", "method": "method"}
 
 
@@ -48,14 +54,23 @@ def focus(title: str) -> str:
 
 
 def paper_row(number: int, paper: dict) -> list[str]:
-    """Work, year, contribution kind, focus, evaluation data, measures and the stated result of one
-    paper, each a short phrase read from its title and abstract (agents/facets.py); '–' when the
-    abstract does not say."""
+    """Work, year, contribution kind, the name it gives its system, focus, evaluation data, measures
+    and the stated result of one paper, each a short phrase read from its title and abstract
+    (agents/facets.py); '' when the abstract does not say."""
     handle, _plural = paper_handle(paper)
     facets = paper_facets(paper)
     return [f"{handle[:1].upper()}{handle[1:]} [{number}]", str(paper.get("year") or "n.d."),
-            KIND_CELLS.get(facets.kind, ""), focus(paper.get("title") or ""), ", ".join(facets.data[:4]),
-            ", ".join(facets.metrics[:4]), facets.result]
+            KIND_CELLS.get(facets.kind, ""), facets.own_names[0] if facets.own_names else "",
+            focus(paper.get("title") or ""), ", ".join(facets.data[:4]), ", ".join(facets.metrics[:4]), facets.result]
+
+
+def filled_columns(header: tuple[str, ...], rows: list[list[str]]) -> tuple[list[str], list[list[str]], list[str]]:
+    """The header and rows without the optional columns fewer than MIN_FILLED of the rows fill, and
+    the names of the columns left out."""
+    keep = [i for i, name in enumerate(header) if name not in OPTIONAL_COLUMNS
+            or sum(bool(row[i]) for row in rows) >= MIN_FILLED * len(rows)]
+    dropped = [name for i, name in enumerate(header) if i not in keep]
+    return [header[i] for i in keep], [[row[i] for i in keep] for row in rows], dropped
 
 
 def pipe_table(header: tuple[str, ...] | list[str], rows: list[list[str]]) -> str:
@@ -79,11 +94,14 @@ def section_table(index: int, section: dict, references: list[str], papers: dict
     if len(numbers) < 2:
         return None
     tabled.update(numbers)
-    rows = [paper_row(n, papers[references[n - 1]]) for n in numbers]
+    header, rows, dropped = filled_columns(TABLE_HEADER, [paper_row(n, papers[references[n - 1]]) for n in numbers])
     title = untrusted(section.get("title"), 120)
-    caption = (f"Table {index}: Works first cited in “{title}”: kind of contribution, focus, evaluation data, "
-               "measures and a stated result, as their titles and abstracts give them (– where they do not).")
-    return {"section_id": section["id"], "caption": caption, "header": list(TABLE_HEADER), "rows": rows}
+    shown = and_list([COLUMN_WORDS[name] for name in header[2:]])
+    left = (f"; {and_list([COLUMN_WORDS[name] for name in dropped])} left out, as fewer than a third of the "
+            "abstracts state them" if dropped else "")
+    caption = (f"Table {index}: Works first cited in “{title}”: {shown}, as their titles and abstracts give them "
+               f"(– where they do not){left}.")
+    return {"section_id": section["id"], "caption": caption, "header": header, "rows": rows}
 
 
 def table_text(table: dict) -> str:

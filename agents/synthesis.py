@@ -1,206 +1,57 @@
-"""Content floor: an extractive synthesis of one subsection's papers, written without an LLM.
+"""Content floor: a synthesis of one subsection's works, written without an LLM.
 
 The floor a model draft must beat (agents/gate.py), and what the survey says when no model can
-write. It is a synthesis, not a per-paper list:
+write. It is organised by lines of work, not by paper:
 
-1. **Candidates**: every sentence of every paper's whole abstract, sanitized
-   (``sanitize.untrusted``: no markup, no look-alike tags, no bracketed numbers from the source),
-   without injection-like sentences (``sanitize.looks_like_injection``), fragments, questions,
-   links, and sentences that open on a pronoun pointing at text we do not quote.
-2. **Roles**: each candidate is tagged problem / method / finding / limitation by cue phrases
-   ("we propose", "results show", "fails to", ...), ties broken by its position in the abstract
-   (abstracts run problem -> method -> finding).
-3. **Selection**: salience = mean of centrality (mean cosine to the other candidates, as in
-   LexRank), relevance (cosine to the subsection's heading and focus) and representativeness
-   (cosine to the centroid of its own paper's sentences), on sentence embeddings
-   from the project's encoder; then MMR (Carbonell & Goldstein, 1998) picks salient but
-   non-redundant sentences, first one per paper (so every paper with text is covered), then up to
-   ``per_paper`` per paper. Scores are rounded and ties broken by (paper, position), so the same
-   papers give the same text in every process.
-4. **Composition**: an opening sentence naming the subsection's theme, how many works it covers
-   and their years (facts from the metadata, no claims; it names and cites the works only when no
-   abstract sentence is usable), then paragraphs by role (problem,
-   method, findings + limitations), each sentence attributed in the sentence to its paper in the
-   third person (agents/attribution.py) and cited with the writer's local key [n]. Every sentence
-   therefore cites the paper it comes from: claim support holds by construction.
+1. **Opening**: the theme, how many works and their years, what kinds of contribution they are
+   (agents/comparison.py), and the lines of work they form, each with its works cited.
+2. **One paragraph per line of work** (agents/lines.py): works grouped by a kind of contribution,
+   a phrase their titles and abstracts share, or a design choice (agents/grouping.py,
+   agents/digest.py). The paragraph names what they share, quotes the problem one of them states,
+   sets their contributions side by side in the abstracts' own words, shortened only at clause
+   boundaries ("A [1] propose X, whereas B [2] introduce Y"), says which design choices split them,
+   and reports their findings. Works in no line follow together.
+3. **Evaluation**: which data, measures and models the works name, shared or not.
+4. **Limitations**: the limitations and open problems the works state about themselves or their
+   field.
+
+Every statement is read from the abstract of the work it cites, attributed in the sentence to that
+work in the third person (agents/attribution.py) and cited with the writer's local key [n]; the
+sentences that relate works state only what each cited work's text says. Candidate sentences,
+their roles and their salience come from agents/candidates.py.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import Counter
+import zlib
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ..sanitize import looks_like_injection, untrusted
-from .attribution import attribute, paper_handle, standalone
-from .outline.names import topic_words
-from .comparison import compare
+from ..sanitize import untrusted
+from .attribution import attribute, paper_handle
+from .candidates import (  # noqa: F401  (tag_role: re-exported for callers of the synthesis)
+    GAP_CUES, REPORT_VERBS, RESULT_CUES, Candidate, Encoder, candidate_sentences, encode_texts, salience,
+    states_a_limitation, tag_role,
+)
+from .comparison import evaluation_sentences, kind_sentence, uniform_kind, works as compared_works
+from .digest import Digest, digest, own_subject
 from .facets import paper_facets
-from .text import and_list, count_words, in_sentence, sentences
+from .grouping import phrase_users
+from .lines import cites, contrast_sentences, lead_sentence, similar_pairs, trait_sentence, work_lines
+from .outline.headings import is_name
+from .outline.names import keyphrase_analyzer, surface_forms
+from .outline.names import topic_words  # noqa: E402  (kept beside the names it completes)
+from .text import and_list, count_words, in_sentence
 
-Encoder = Callable[[Sequence[str]], np.ndarray]
-
-ROLES = ("problem", "method", "finding", "limitation")
-# Cue phrases per role (case-insensitive, word-bounded). A sentence takes the role with most cues.
-ROLE_CUES = {
-    "problem": re.compile(
-        r"\b(?:challeng\w*|problems?|issues?|suffer\w*|struggl\w*|lacks?|lacking|limited|difficult\w*|costly|"
-        r"expensive|bottlenecks?|gaps?|hallucinat\w*|vulnerab\w*|existing (?:methods|approaches|work|systems)|"
-        r"prior (?:work|methods|approaches)|remains? (?:unclear|underexplored|unexplored|challenging)|"
-        r"increasingly|critical|crucial|essential|fundamental|demand\w*|need for|requires?|widely|overlook\w*|"
-        r"often|rely on|relies on|underexplored|remains?)\b", re.I),
-    "method": re.compile(
-        r"\b(?:we (?:propose|introduce|present|develop|design|build|construct|formulate|devise|leverage|"
-        r"employ|adopt|train|describe|extend|combine|integrate)|propos\w+|introduc\w+|framework|architecture|"
-        r"pipeline|algorithm|approach|module|mechanism|consists? of|compris\w+|leverag\w+|novel|"
-        r"we model|we use|we fine-tune|training|strategy|method|we (?:study|investigate|explore|analy[sz]e|examine)|"
-        r"(?:this|the present) (?:paper|work|study|article)|in this (?:paper|work|study|article))\b", re.I),
-    "finding": re.compile(
-        r"\b(?:results?|experiments?|empirical\w*|evaluat\w*|outperform\w*|achiev\w*|improv\w*|demonstrat\w*|"
-        r"shows?|showed|shown|reveal\w*|find|found|findings|observ\w*|state-of-the-art|significant\w*|accuracy|"
-        r"gains?|reduc\w*|benchmarks?|surpass\w*|yields?|boost\w*|\d+(?:\.\d+)?\s?%|speed-?ups?)\b", re.I),
-    "limitation": re.compile(
-        r"\b(?:limitations?|fails?|failures?|cannot|unable|remains? (?:an? )?(?:open|unsolved)|future work|"
-        r"open (?:questions?|problems?|challenges?)|trade-?offs?|at the cost|degrad\w*|shortcomings?|drawbacks?|"
-        r"caveats?|not yet|insufficient\w*|brittle|does not|do not)\b", re.I),
-}
-# Role of a sentence without cues, by position in its abstract (first, middle, last third).
-POSITION_ROLE = ("problem", "method", "finding")
-REPORT_VERBS = {"problem": "note", "method": None, "finding": "report", "limitation": "point out"}
-ROLE_LEAD = {"method": "On the methods side, ", "finding": "Empirically, ", "limitation": "As for limitations, "}
-ADDITIVE = ("", "In addition, ", "", "Moreover, ")  # rotated between sentences of different papers
-MIN_WORDS, MAX_WORDS = 8, 60  # shorter: a fragment or heading; longer: a run-on list
-MAX_PARAGRAPH = 6  # sentences; longer role paragraphs are split where one paper's sentences end
-MAX_PROBLEMS = 2  # motivation sentences per subsection (more only where a paper has nothing else)
-MMR_LAMBDA = 0.7  # relevance vs novelty in MMR; the usual setting in extractive summarisation
-_NOISE = re.compile(r"https?://|www\.|github|\b(?:code|data|models?|datasets?|weights)\b[^.]{0,60}\b(?:publicly "
-                    r"available|released?|open[- ]sourced?)\b|\breleas\w* (?:\w+ ){0,3}(?:code|data|models?|"
-                    r"datasets?)\b|\bcode (?:is|and data are|will be) (?:publicly )?(?:available|released)|"
-                    r"\bavailable at\b|\.\.\.|…|\bet al\b|\bsection \d|\bfig(?:ure)?\.? ?\d|\btable \d", re.I)
-# Back-references inside a sentence ("addresses both challenges", "utilizing PRM, it refines"):
-# quoted alone, the sentence would point at text the reader does not have.
-_BACK_REFERENCE = re.compile(
-    r"\b(?:these|those|both|such|the above|the aforementioned|this) (?:challenges?|issues?|problems?|limitations?|"
-    r"gaps?|shortcomings?|methods?|approach(?:es)?|works|tasks?|settings?|frameworks?|models?|paradigms?|designs?|"
-    r"datasets?|benchmarks?|techniques?|process(?:es)?|stages?|modules?|pipelines?|systems?)\b"
-    r"|\b(?:address|tackl|solv|mitigat|overcom|alleviat)\w* (?:this|these|it|them)\b", re.I)
-# A preposition left before punctuation: the source's citation was removed ("As shown in [2], ..." ->
-# "As shown in, ..."); the sentence no longer reads.
-_CITATION_GAP = re.compile(r"\b(?:in|by|see|from|of|and|to|cf|following|following the work of)\s*[,.;:)]", re.I)
-_EARLY_PRONOUN = re.compile(r"^(?:\S+\s+){0,5}?(?:it|they|them|these|those|their|the (?:first|second|third|"
-                            r"fourth|former|latter))\b", re.I)
-# "Abstract: ..." in the source, and a scraped page header before that label ("... Download PDF
-# N. Author Published: 20 Aug 2025 ... Abstract: Retrieval ...")
-_ABSTRACT_LABEL = re.compile(r"^\s*(?:abstract|summary)\s*[:.\-–—]\s*|^.{0,1000}?\s(?:Abstract|ABSTRACT)\s*:\s+(?=[A-Z])",
-                             re.S)
-_ENCODE_LOCK = threading.Lock()  # one encoder call at a time: parallel branches share one CPU model
-
-
-@dataclass(frozen=True)
-class Candidate:
-    key: int  # the paper's local citation number (1-based, as in the writer's prompt)
-    position: int  # sentence index within the abstract
-    text: str  # sanitized, standalone sentence
-    role: str
-
-
-def tag_role(sentence: str, position: int, total: int) -> str:
-    counts = {role: len(cue.findall(sentence)) for role, cue in ROLE_CUES.items()}
-    # An abstract opens on its problem and closes on its findings: position counts as one cue.
-    counts["problem"] += position == 0
-    counts["finding"] += position == total - 1 and total > 1
-    best = max(counts.values())
-    if best == 0:
-        return POSITION_ROLE[min(2, 3 * position // max(1, total))]
-    tied = [role for role in ROLES if counts[role] == best]
-    if len(tied) == 1 or "limitation" in tied:  # limitation cues are the most specific
-        return "limitation" if "limitation" in tied else tied[0]
-    by_position = POSITION_ROLE[min(2, 3 * position // max(1, total))]
-    return by_position if by_position in tied else tied[-1]
-
-
-_LATEX_TEXT = re.compile(r"\\(?:textsc|textit|textbf|textrm|texttt|emph|mathrm|mathbf|mathcal|text)\s*\{([^{}]*)\}")
-_INNER_BOUNDARY = re.compile(r"[a-z0-9)][.!?]\s*(?:\\|[A-Z][a-z])")  # two sentences the splitter missed
-
-
-def _plain(sentence: str) -> str:
-    """LaTeX text commands from arXiv abstracts reduced to their text ("\\textsc{GRADE}" -> "GRADE")."""
-    return _LATEX_TEXT.sub(r"\1", sentence)
-
-
-def _usable(sentence: str) -> bool:
-    words = sentence.split()
-    letters = sum(ch.isalpha() for ch in sentence)
-    shaped = (MIN_WORDS <= len(words) <= MAX_WORDS and sentence[:1].isupper() and sentence.endswith((".", "!"))
-              and letters >= 0.6 * len(sentence.replace(" ", "")) and not re.search(r"[\\$^{}_]", sentence))
-    readable_alone = not (_NOISE.search(sentence) or _BACK_REFERENCE.search(sentence) or _CITATION_GAP.search(sentence)
-                          or _EARLY_PRONOUN.match(sentence) or _INNER_BOUNDARY.search(sentence[:-1]))
-    return shaped and readable_alone and not looks_like_injection(sentence)
-
-
-def candidate_sentences(papers: Sequence[dict]) -> list[Candidate]:
-    """Usable, role-tagged sentences of every paper's whole abstract (local keys 1..K)."""
-    out = []
-    for key, paper in enumerate(papers, start=1):
-        said = sentences(_plain(_ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or ""))))
-        for position, raw in enumerate(said):
-            if looks_like_injection(raw):
-                continue
-            text = standalone(raw)
-            if text and _usable(text):
-                out.append(Candidate(key, position, text, tag_role(text, position, len(said))))
-    return out
-
-
-def tfidf_encoder(texts: Sequence[str]) -> np.ndarray:
-    """Stand-in encoder when no sentence model is available: L2-normalised TF-IDF rows."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    if not texts:
-        return np.zeros((0, 1), dtype=np.float32)
-    matrix = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
-    return matrix.toarray().astype(np.float32)
-
-
-def _unit_rows(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float64)
-    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-
-
-def select(candidates: Sequence[Candidate], vectors: np.ndarray, query: np.ndarray, per_paper: int) -> list[int]:
-    """Indices of the chosen candidates: MMR over salience, covering every paper once first."""
-    if not candidates:
-        return []
-    vectors = _unit_rows(vectors)
-    query = _unit_rows(query.reshape(1, -1))[0]
-    sims = np.round(vectors @ vectors.T, 4)
-    n = len(candidates)
-    centrality = (sims.sum(axis=1) - np.diag(sims)) / max(1, n - 1)
-    # How well a sentence stands for its own paper: cosine to the centroid of that paper's candidates.
-    keys = np.array([c.key for c in candidates])
-    centroids = {k: _unit_rows(vectors[keys == k].mean(axis=0, keepdims=True))[0] for k in set(keys.tolist())}
-    representative = np.round(np.array([vectors[i] @ centroids[keys[i]] for i in range(n)]), 4)
-    salience = np.round((centrality + np.round(vectors @ query, 4) + representative) / 3, 4)
-    papers = sorted({c.key for c in candidates})
-    budget = per_paper * len(papers)
-    chosen: list[int] = []
-    taken = dict.fromkeys(papers, 0)
-    while len(chosen) < budget:
-        uncovered = {k for k, count in taken.items() if count == 0}
-        pool = [i for i in range(n) if i not in chosen and taken[candidates[i].key] < per_paper
-                and (not uncovered or candidates[i].key in uncovered)]
-        if not pool:
-            break
-        redundancy = sims[np.ix_(pool, chosen)].max(axis=1) if chosen else np.zeros(len(pool))
-        scores = np.round(MMR_LAMBDA * salience[pool] - (1 - MMR_LAMBDA) * redundancy, 4)
-        best = max(range(len(pool)), key=lambda j: (scores[j], -candidates[pool[j]].key, -candidates[pool[j]].position))
-        chosen.append(pool[best])
-        taken[candidates[pool[best]].key] += 1
-    return chosen
+def beyond_lead(lines) -> str:
+    """The lead-in of the paragraph on works in no line."""
+    if len(lines) == 1:
+        return f"Beyond the {lines[0].label}, " if lines[0].kind == "kind" else "Beyond this line, "
+    return "Beyond these lines, "
 
 
 def theme_phrase(title: str) -> str:
@@ -234,93 +85,214 @@ def uncovered_sentence(papers: Sequence[dict], keys: Sequence[int]) -> str:
     return f"The work{'s' if len(keys) > 1 else ''} of {_listing(papers, keys)} {verb} also retrieved for this theme."
 
 
-def _compose(chosen: list[Candidate], papers: Sequence[dict], order: dict[int, int]) -> list[list[str]]:
-    """Attributed sentences grouped into paragraphs by role, papers in salience order."""
-    groups = {"problem": [], "method": [], "finding": [], "limitation": []}
-    for cand in sorted(chosen, key=lambda c: (ROLES.index(c.role), order[c.key], c.position)):
-        groups[cand.role].append(cand)
-    paragraphs: list[list[str]] = []
-    for roles in (("problem",), ("method",), ("finding", "limitation")):
-        lines: list[tuple[int, str]] = []
-        previous_key, turn = None, 0
-        for role in roles:
-            for i, cand in enumerate(groups[role]):
-                handle, plural = paper_handle(papers[cand.key - 1])
-                sentence = attribute(cand.text, handle, plural, f"[{cand.key}]", REPORT_VERBS[role])
-                lead = ""
-                if i == 0 and role in ROLE_LEAD:
-                    lead = ROLE_LEAD[role]
-                elif previous_key is not None and cand.key != previous_key:
-                    lead = ADDITIVE[turn % len(ADDITIVE)]
-                    turn += 1
-                if lead and not sentence.startswith("In "):  # "In X [3], ..." already leads in
-                    lowered = sentence.startswith(("The ", "On ", "Across ", "Over "))  # not a name
-                    sentence = lead + (sentence[:1].lower() + sentence[1:] if lowered else sentence)
-                lines.append((cand.key, sentence))
-                previous_key = cand.key
-        paragraphs += _chunk(lines)
-    return paragraphs
+def map_sentence(lines, rest: list[int]) -> str:
+    """'Grouped by what they share, the works form three lines: A [1, 2], B [3, 4] and C [5, 6];
+    two further works [7, 8] follow.' Not for one kind of contribution alone (the kinds sentence
+    already says it)."""
+    if not lines or (len(lines) == 1 and lines[0].kind == "kind"):
+        return ""
+    parts = and_list([f"{line.label} {cites(line.keys)}" for line in lines])
+    noun = "line" if len(lines) == 1 else "lines"
+    tail = (f"; {count_words(len(rest))} further work{'s' if len(rest) > 1 else ''} {cites(rest)} "
+            f"follow{'s' if len(rest) == 1 else ''}" if rest else "")
+    return f"Grouped by what they share, the works form {count_words(len(lines))} {noun}: {parts}{tail}."
 
 
-def _chunk(lines: list[tuple[int, str]]) -> list[list[str]]:
-    """Split a long role paragraph where one paper's sentences end, about every MAX_PARAGRAPH."""
-    out: list[list[str]] = []
-    current: list[str] = []
-    for i, (key, sentence) in enumerate(lines):
-        current.append(sentence)
-        next_key = lines[i + 1][0] if i + 1 < len(lines) else None
-        remaining = len(lines) - i - 1
-        if len(current) >= MAX_PARAGRAPH and next_key != key and remaining >= 2:
-            out.append(current)
-            current = []
-    if current:
-        out.append(current)
+def shared_phrase_finder(texts: list[str], titles: list[str], banned: set[str]):
+    """``shared(a, b)``: the most specific phrase works ``a`` and ``b`` (local keys) both use and
+    not every work of the subsection does (multiword, or a name), and whether both titles use it."""
+    users = phrase_users(texts, banned)
+    analyze = keyphrase_analyzer(banned)
+    in_title = [set(analyze(t)) for t in titles]
+    forms = surface_forms(texts + titles)
+    n = len(texts)
+
+    def shared(a: int, b: int, exclude: str = "") -> tuple[str, bool] | None:
+        # a phrase no title of the pair uses ('future research directions') is abstract boilerplate
+        options = [p for p, who in users.items() if {a - 1, b - 1} <= who and len(who) < n
+                   and (p in in_title[a - 1] or p in in_title[b - 1])
+                   and (" " in p or is_name(forms.get(p, p))) and in_sentence(forms.get(p, p)) != exclude]
+        if not options:
+            return None
+        titled = {p: p in in_title[a - 1] and p in in_title[b - 1] for p in options}
+        best = min(options, key=lambda p: (not titled[p], len(users[p]), -len(p.split()), p))
+        return in_sentence(forms.get(best, best)), titled[best]
+
+    return shared
+
+
+def work_vectors(candidates: list[Candidate], vectors: np.ndarray, n: int) -> dict[int, np.ndarray]:
+    """Each work's unit centroid of its candidate sentences (zeros for a work without any)."""
+    out = {}
+    for key in range(1, n + 1):
+        rows = [i for i, c in enumerate(candidates) if c.key == key]
+        mean = vectors[rows].mean(axis=0) if rows else np.zeros(vectors.shape[1] if vectors.size else 1)
+        out[key] = mean / max(float(np.linalg.norm(mean)), 1e-12)
     return out
 
 
-def _fewer_motivations(chosen: list[int], candidates: Sequence[Candidate]) -> list[int]:
-    """At most MAX_PROBLEMS problem sentences (the most salient, chosen first): the rest restate the
-    field's common motivation ("RAG has become a widely used approach ...") once per paper. A problem
-    sentence that is its paper's only chosen sentence stays, so every paper is still covered."""
-    per_paper = Counter(candidates[i].key for i in chosen)
-    kept, problems = [], 0
-    for i in chosen:
-        if candidates[i].role == "problem":
-            if problems >= MAX_PROBLEMS and per_paper[candidates[i].key] > 1:
-                per_paper[candidates[i].key] -= 1
-                continue
-            problems += 1
-        kept.append(i)
-    return kept
+class Statements:
+    """The sentences of each work the synthesis may quote, by role, chosen by salience."""
+
+    def __init__(self, candidates: list[Candidate], scores: np.ndarray, digests: list[Digest], per_paper: int):
+        by_key: dict[int, list[tuple[float, Candidate]]] = defaultdict(list)
+        for cand, score in zip(candidates, scores):
+            by_key[cand.key].append((float(score), cand))
+        self.papers: dict[int, dict[str, Candidate]] = {}
+        for work in digests:
+            pool = sorted(by_key.get(work.key, []), key=lambda item: (-item[0], item[1].position))
+            used = {work.contribution.source} if work.contribution else set()
+            chosen: dict[str, Candidate] = {}
+
+            def best(role: str, fits: Callable[[str], bool] | None = None, fallback: bool = False) -> Candidate | None:
+                fitting = [c for _, c in pool if (role == "any" or c.role == role) and c.text not in used]
+                cued = [c for c in fitting if fits(c.text)] if fits is not None else fitting
+                return cued[0] if cued else (fitting[0] if fallback and fitting else None)
+
+            if work.contribution is None:  # its most salient method sentence, else its most salient one
+                method = best("method", fallback=True) or best("any", fallback=True)
+                if method is not None:
+                    chosen["method"] = method
+                    used.add(method.text)
+            for role, fits in (("finding", RESULT_CUES.search), ("limitation", states_a_limitation),
+                               ("gap", GAP_CUES.search)):
+                if len(chosen) - ("method" in chosen) >= per_paper:
+                    break
+                cand = best("problem" if role == "gap" else role, fits)
+                if cand is not None:
+                    chosen[role] = cand
+                    used.add(cand.text)
+            self.papers[work.key] = chosen
+
+    def get(self, key: int, role: str) -> Candidate | None:
+        return self.papers.get(key, {}).get(role)
+
+    def covered(self, key: int, digest_: Digest) -> bool:
+        return bool(digest_.contribution or self.papers.get(key))
+
+
+def _said(cand: Candidate, papers: Sequence[dict], role: str, names: Sequence[str] = ()) -> str:
+    """The candidate attributed to its work; a finding whose subject is the work's own system
+    ("ConRAG consistently outperforms ...") keeps it, cited: "ConRAG [3] consistently outperforms"."""
+    own = own_subject(cand.text, list(names)) if role == "finding" else None
+    if own and not re.search(r"\b(?:we|our|us)\b", own[1], re.I):
+        return f"{own[0]} [{cand.key}] {own[1]}"
+    handle, plural = paper_handle(papers[cand.key - 1])
+    # a work's fallback sentence ("method") may be any role: it is introduced as what it is
+    verb = "note" if role == "gap" else REPORT_VERBS.get(cand.role if role == "method" else role)
+    return attribute(cand.text, handle, plural, f"[{cand.key}]", verb)
+
+
+@dataclass
+class Reading:
+    """What the paragraphs of one subsection are written from."""
+    papers: Sequence[dict]
+    digests: list[Digest]
+    statements: Statements
+    vectors: dict[int, np.ndarray]
+    shared: Callable
+    theme: str  # topic and heading: a design trait they name is no contrast between the works
+    turn: int  # offsets the rotation of sentence frames, so subsections do not open lines alike
+
+    def quoted(self, works: list[Digest], role: str) -> list[str]:
+        """The role's statement of each work that has one (methods only for works without a
+        contribution clause)."""
+        out = []
+        for work in works:
+            cand = self.statements.get(work.key, role)
+            if cand is not None and (role != "method" or not work.contribution):
+                out.append(_said(cand, self.papers, role, work.names))
+        return out
+
+
+def _line_paragraph(line, turn: int, reading: Reading) -> list[str]:
+    members = similar_pairs([reading.digests[k - 1] for k in line.keys], reading.vectors)
+    lead = lead_sentence(line, turn + reading.turn, first=turn == 0)
+    contrasts = contrast_sentences(members, turn, lambda a, b: reading.shared(a, b, exclude=line.label))
+    if line.kind == "kind" and contrasts:  # "Among the surveys [2, 3], A [2] survey X, whereas ..."
+        first = contrasts[0]  # "..., Both involve X:" -> "..., two involve X:"
+        out, contrasts = [lead + ("two " + first[5:] if first.startswith("Both ") else first)], contrasts[1:]
+    else:
+        out = [lead if lead.endswith(".") else lead.rstrip(", ") + "."]
+        gaps = [g for g in (reading.statements.get(w.key, "gap") for w in members) if g is not None]
+        if gaps:
+            out.append(_said(gaps[0], reading.papers, "gap"))
+    out += contrasts + reading.quoted(members, "method")
+    differ = trait_sentence(members, skip=line.lead_kind, theme=reading.theme)
+    return out + ([differ] if differ else []) + reading.quoted(members, "finding")
+
+
+def _rest_paragraph(keys: list[int], reading: Reading, lines: list) -> list[str]:
+    members = similar_pairs([reading.digests[k - 1] for k in keys], reading.vectors)
+    out = contrast_sentences(members, shared=reading.shared, related=False)
+    if out and lines:
+        lead = beyond_lead(lines)
+        out[0] = lead + (out[0][:1].lower() + out[0][1:] if out[0].startswith("Both ") else out[0])
+    out += reading.quoted(members, "method")
+    differ = trait_sentence(members, theme=reading.theme) if not lines else ""
+    return out + ([differ] if differ else []) + reading.quoted(members, "finding")
+
+
+def _limitations(digests: list[Digest], statements: Statements, papers: Sequence[dict]) -> list[str]:
+    stated = [statements.get(w.key, "limitation") for w in digests]
+    stated = [s for s in stated if s is not None]
+    if not stated:
+        return []
+    keys = sorted({s.key for s in stated})
+    said = [_said(s, papers, "limitation") for s in stated]
+    if len(keys) == 1:
+        return [f"One limitation is stated: {said[0]}"]
+    return [f"{count_words(len(keys)).capitalize()} of the {count_words(len(digests))} works {cites(keys)} state "
+            "limitations or open problems.", *said]
 
 
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,
                per_paper: int = 2, topic: str = "") -> str:
-    """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order): an
-    opening, the comparison of the works (agents/comparison.py), then their own statements."""
+    """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order)."""
     if not papers:
         return ""
     facets = [paper_facets(p) for p in papers]
-    comparison = compare(papers, facets, topic_words(topic) | topic_words(title))
-    # A figure the comparison already states is not quoted again in its source sentence.
-    stated = [f.result for f in facets if f.result and any(f.result in line for line in comparison)]
-    candidates = [c for c in candidate_sentences(papers) if not any(r in c.text for r in stated)]
-    if not candidates:
-        return " ".join([opening_sentence(title, papers, list_works=True), *comparison])
-    query = " ".join(untrusted(t, 300) for t in (title, description) if t)
-    texts = [c.text for c in candidates] + [query or untrusted(title, 300)]
-    if encode is None:
-        vectors = tfidf_encoder(texts)
-    else:
-        with _ENCODE_LOCK:
-            vectors = np.asarray(encode(texts), dtype=np.float32)
-    chosen_idx = _fewer_motivations(select(candidates, vectors[:-1], vectors[-1], per_paper), candidates)
-    order = {}
-    for i in chosen_idx:  # papers in the order their first sentence was chosen (most salient first)
-        order.setdefault(candidates[i].key, len(order))
-    paragraphs = _compose([candidates[i] for i in chosen_idx], papers, order)
-    paragraphs.insert(0, [opening_sentence(title, papers, list_works=False), *comparison])
-    uncovered = [k for k in range(1, len(papers) + 1) if k not in order]
+    banned = topic_words(topic) | topic_words(title)
+    group = compared_works(papers, facets)
+    candidates = candidate_sentences(papers)
+    by_key: dict[int, list[Candidate]] = defaultdict(list)
+    for cand in candidates:
+        by_key[cand.key].append(cand)
+    digests = [digest(k, p, [c.text for c in by_key[k]], [c.text for c in by_key[k] if c.role == "method"],
+                      facets[k - 1].own_names, facets[k - 1].kind) for k, p in enumerate(papers, start=1)]
+    evaluation = evaluation_sentences(group, banned)
+    if not candidates and not any(d.contribution for d in digests):
+        return " ".join([opening_sentence(title, papers, list_works=True), *evaluation])
+    query = " ".join(untrusted(t, 300) for t in (title, description) if t) or untrusted(title, 300)
+    scores, vectors = np.zeros(0), np.zeros((1, 1))
+    if candidates:
+        vectors = encode_texts([c.text for c in candidates] + [query], encode)
+        scores, _ = salience(candidates, vectors[:-1], vectors[-1])
+    texts = [f"{untrusted(p.get('title') or '', 300)}. {untrusted(p.get('abstract') or '')}" for p in papers]
+    titles = [untrusted(p.get("title") or "", 300) for p in papers]
+    reading = Reading(papers, digests, Statements(candidates, scores, digests, per_paper),
+                      work_vectors(candidates, vectors[:-1] if candidates else np.zeros((0, 1)), len(papers)),
+                      shared_phrase_finder(texts, titles, banned), f"{topic} {title}", zlib.crc32(title.encode()))
+    theme = f"{topic} {title}"
+    lines, rest = work_lines(texts, titles, [f.kind for f in facets], digests, banned, theme)
+    # one kind for all: said in the opening sentence, which names the theme (a sentence "All eight
+    # propose new methods" would be the same in every subsection)
+    same = uniform_kind(group)
+    first = opening_sentence(title, papers, list_works=False)
+    opening = ([first[:-1] + f", {'both' if len(papers) == 2 else 'all'} of which {same}."] if same
+               else [first, kind_sentence(group)]) + [map_sentence(lines, rest)]
+    paragraphs = [[s for s in opening if s]]
+    for turn, line in enumerate(lines):
+        paragraphs.append(_line_paragraph(line, turn, reading))
+    covered_rest = [k for k in rest if reading.statements.covered(k, digests[k - 1])]
+    if covered_rest:
+        paragraphs.append(_rest_paragraph(covered_rest, reading, lines))
+    if evaluation:
+        paragraphs.append(evaluation)
+    limits = _limitations(digests, reading.statements, papers)
+    if limits:
+        paragraphs.append(limits)
+    uncovered = [k for k in range(1, len(papers) + 1) if not reading.statements.covered(k, digests[k - 1])]
     if uncovered:
         paragraphs[-1].append(uncovered_sentence(papers, uncovered))
-    return "\n\n".join(" ".join(p) for p in paragraphs)
+    return "\n\n".join(" ".join(p) for p in paragraphs if p)

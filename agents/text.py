@@ -94,8 +94,12 @@ def count_words(n: int) -> str:
 def in_sentence(phrase: str) -> str:
     """A title's capitals dropped inside a sentence ('Question Answering' -> 'question answering',
     'Retrieval-Augmented' -> 'retrieval-augmented'); acronyms and names with inner capitals kept."""
-    return " ".join(w.lower() if all(part[:1].isupper() and (part[1:].islower() or len(part) == 1)
-                                     for part in w.split("-") if part) else w for w in phrase.split())
+    def title_cased(word: str) -> bool:  # 'Question', 'Retrieval-Augmented', 'Graph-based'; not 'RAG', 'GraphRAG'
+        parts = [p for p in word.split("-") if p]
+        return bool(parts) and parts[0][:1].isupper() and all(p[1:].islower() or len(p) == 1 for p in parts) \
+            and all(p[:1].isupper() or p.islower() for p in parts)
+
+    return " ".join(w.lower() if title_cased(w) else w for w in phrase.split())
 
 
 def and_list(items: list[str]) -> str:
@@ -168,8 +172,29 @@ def _collapse_words(text: str, max_period: int, min_repeats: int) -> tuple[str, 
 TAIL_WORDS = 12
 
 
+def said_before(sentence: str, said: set[str]) -> bool:
+    """Whether ``sentence`` (or the same claim behind another lead-in: its last TAIL_WORDS words)
+    is in ``said``, a set filled by ``drop_repeated_sentences``."""
+    key = sentence_key(sentence)
+    words = key.split()
+    return key in said or (len(words) >= TAIL_WORDS and "tail:" + " ".join(words[-TAIL_WORDS:]) in said)
+
+
+def _cited(sentence: str) -> str:
+    """The works a sentence cites, as one key part ('' for none)."""
+    ids = set(PAPER_MARKER.findall(sentence))
+    ids |= {str(n) for m in CITATION_MARKER.finditer(sentence) for n in marker_numbers(m.group(1))}
+    return ",".join(sorted(ids))
+
+
 def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> tuple[list[str], int]:
-    """Remove sentences already said earlier (in the same or an earlier text). Keeps paragraphs."""
+    """Remove sentences already said earlier (in the same or an earlier text). Keeps paragraphs.
+
+    A sentence that relates two or more works repeats an earlier one only if it cites the same
+    works: "Two of the eight works [3, 5] state limitations" about other works is a new statement,
+    not a repeat (a one-work claim said twice with two citations still is one).
+    ``seen`` receives every sentence's key with and without its citations (``said_before`` reads
+    the latter)."""
     seen = set() if seen is None else seen
     out, removed = [], 0
     for text in texts:
@@ -180,14 +205,18 @@ def drop_repeated_sentences(texts: list[str], seen: set[str] | None = None) -> t
                 key = sentence_key(sentence)
                 words = key.split()
                 # the same extracted claim behind another lead-in ("In addition, X et al. [6] presents
-                # ..." / "X et al. [6] presents ...") shares its last TAIL_WORDS words
-                tail = "tail:" + " ".join(words[-TAIL_WORDS:]) if len(words) >= TAIL_WORDS else ""
-                if (len(key) > 20 and key in seen) or (tail and tail in seen):
+                # ..." / "X et al. [6] presents ...") shares its last TAIL_WORDS words; an uncited
+                # sentence is no extracted claim: two template sentences ("This subsection reviews
+                # eight works on X, published between 2025 and 2026, all of which ...") share tails
+                cited = _cited(sentence)
+                tail = "tail:" + " ".join(words[-TAIL_WORDS:]) if len(words) >= TAIL_WORDS and cited else ""
+                cited = cited if "," in cited else ""
+                keys = [f"{k}|{cited}" for k in (key, tail) if k] if cited else [k for k in (key, tail) if k]
+                if (len(key) > 20 and keys[0] in seen) or (tail and keys[-1] in seen):
                     removed += 1
                     continue
-                seen.add(key)
-                if tail:
-                    seen.add(tail)
+                seen.update(keys)
+                seen.update(k for k in (key, tail) if k)
                 kept.append(sentence)
             if kept:
                 paragraphs.append(" ".join(kept))

@@ -23,6 +23,7 @@ ORDER = [
     "session12_generation",
     "outline_taxonomy",
     "offline_floor",
+    "content_synthesis",
     "parsers",
     "evaluation",
     "validity",

@@ -9,7 +9,7 @@ import pytest
 
 from tests.generation_helpers import rag_papers
 from tests.synthesis_fixtures import CLEAN_PAPERS
-from surveygraph.agents.comparison import compare
+from surveygraph.agents.comparison import evaluation_sentences, kind_sentence, works
 from surveygraph.agents.facets import contribution_kind, paper_facets, result_clause
 from surveygraph.agents.synthesis import synthesize
 from surveygraph.agents.text import CITATION_MARKER, marker_numbers, sentences
@@ -46,14 +46,16 @@ def test_kinds_and_result_clauses():
     assert result_clause("It is fast.") == ""
 
 
-def test_the_comparison_leads_the_subsection_and_cites_what_it_states():
+def test_the_kinds_lead_the_subsection_and_evaluation_follows_the_lines():
     text = synthesize("Dense and Sparse Retrieval", CLEAN_PAPERS, topic="Retrieval-Augmented Generation")
-    first = sentences(text.split("\n\n")[0])
+    paragraphs = text.split("\n\n")
+    first = sentences(paragraphs[0])
     assert first[0].startswith("This subsection reviews four works")
     assert first[1] == "Three of the four propose new methods or systems; Okafor [2] is an empirical study."
-    assert any(s.startswith("The named evaluation data differ from work to work: Smith et al. [1] use Natural "
-                            "Questions and TriviaQA; Okafor [2] uses SciFact") for s in first)
-    # the figure quoted in the comparison is not quoted again from its source sentence
+    evaluation = next(p for p in paragraphs if p.startswith("The named evaluation data"))
+    assert evaluation.startswith("The named evaluation data differ from work to work: Smith et al. [1] use Natural "
+                                 "Questions and TriviaQA; Okafor [2] uses SciFact")
+    assert paragraphs.index(evaluation) > 1  # after the works' contributions
     assert text.count("3.1 points") <= 1
 
 
@@ -76,7 +78,9 @@ def test_comparisons_over_real_corpus_papers_state_only_what_the_abstracts_say(s
     groups = [papers[i:i + 8] for i in range(0, len(papers), 8)]
     said, problems, cited_per_sentence = [], [], []
     for group in groups:
-        lines = compare(group, [paper_facets(p) for p in group], {"retrieval", "augmented", "generation", "rag"})
+        compared = works(group, [paper_facets(p) for p in group])
+        lines = [kind_sentence(compared), *evaluation_sentences(compared, {"retrieval", "augmented", "generation", "rag"})]
+        lines = [line for line in lines if line]
         assert lines, "every group of eight gets at least its kinds sentence"
         for line in lines:
             assert cited(line) <= set(range(1, len(group) + 1)), line
@@ -96,3 +100,10 @@ def test_own_system_names_are_not_evaluation_data(title):
                                          "on datasets such as RGB, PopQA, MuSiQue, HotpotQA and PubmedQA."}
     facets = paper_facets(paper)
     assert facets.data == ["RGB", "PopQA", "MuSiQue", "HotpotQA", "PubmedQA"]
+
+
+def test_one_work_of_each_kind_is_named_not_counted():
+    pair = CLEAN_PAPERS[:2]  # a method and an empirical study
+    sentence = kind_sentence(works(pair, [paper_facets(p) for p in pair]))
+    assert not sentence.startswith("One of the two")  # "One of the two are ..." read in a survey
+    assert "Smith et al. [1] propose a new method or system" in sentence and "Okafor [2] is an empirical study" in sentence

@@ -111,3 +111,120 @@ def test_no_frame_without_polish(tmp_path, polish):
     deps = _deps(tmp_path, _real_local_frame)
     deps.settings.generation.polish = polish
     assert write_frame(_state(), deps) == {}
+
+
+SECTIONS = ("Retrieval and Reasoning", "Evaluation and Trust", "Domains and Applications")
+
+
+def _real_state(shared_data) -> dict:
+    """Three sections of two subsections over 48 real RAG papers, each subsection the synthesis of
+    eight of them, numbered the way polish numbers them."""
+    from tests.generation_helpers import rag_papers
+
+    from surveygraph.agents.synthesis import synthesize
+    from surveygraph.agents.text import renumber, resolve_local_citations
+
+    found = rag_papers(shared_data, 48)
+    papers = {p.paper_id: p.model_dump(mode="json", exclude_none=True) for p in found}
+    ids = [p.paper_id for p in found]
+    texts, body, outline = [], [], []
+    for s, title in enumerate(SECTIONS):
+        subs = []
+        for j in range(2):
+            group = ids[(2 * s + j) * 8:(2 * s + j + 1) * 8]
+            text = synthesize(f"Part {j + 1}", [papers[i] for i in group], topic=TOPIC)
+            texts.append(resolve_local_citations(text, {str(k): pid for k, pid in enumerate(group, 1)})[0])
+            subs.append({"id": f"{s + 1}.{j + 1}", "title": f"Part {j + 1}"})
+        body.append({"id": str(s + 1), "title": title, "subsections": subs})
+        outline.append({"id": str(s + 1), "title": title, "subsections": subs})
+    numbering: dict[str, int] = {}
+    texts = iter(renumber(texts, numbering))
+    for section in body:
+        section["subsections"] = [{**sub, "text": next(texts)} for sub in section["subsections"]]
+    return {"topic": TOPIC, "papers": papers, "memory": ids, "outline": outline,
+            "relevance": {"enabled": True, "candidates": 900, "kept": 300,
+                          "corpus": {"papers": 74728, "years": [2025, 2026]}},
+            "survey": {"topic": TOPIC, "body": body, "references": sorted(numbering, key=numbering.get)}}
+
+
+def test_frame_lays_out_the_taxonomy_and_draws_the_sections_together(tmp_path, shared_data):
+    from surveygraph.agents.facets import paper_facets
+    from surveygraph.agents.text import drop_repeated_sentences, said_before, sentences
+    from surveygraph.sanitize import untrusted
+
+    state = _real_state(shared_data)
+    body_texts = [sub["text"] for s in state["survey"]["body"] for sub in s["subsections"]]
+    survey = write_frame(state, _deps(tmp_path, _real_local_frame))["survey"]
+    refs = survey["references"]
+    text_of = {n: untrusted(f"{state['papers'][pid]['title']}. {state['papers'][pid]['abstract']}").lower()
+               for n, pid in enumerate(refs, start=1)}
+    intro, conclusion = survey["introduction"].split("\n\n![")[0], survey["conclusion"]
+    # the taxonomy: each section, and the phrases that set it apart cited to works that use them
+    for number, title in enumerate(SECTIONS, start=2):
+        assert f"Section {number}, {title}, covers" in intro
+    named = re.findall(r"(?:attention to|more often concern|stand out for) (.+?)\.(?: |$)", intro)
+    phrases = [(p, [int(n) for n in ns.split(", ")]) for part in named
+               for p, ns in re.findall(r"(?:^|, | and )([^\[\],]+?) \[([\d, ]+)\]", part)]
+    assert phrases, intro
+    for phrase, numbers in phrases:
+        for n in numbers:
+            assert phrase.lower() in text_of[n], (phrase, n)
+    # evaluation practice, counted from the cited works' abstracts
+    cited = {pid for pid in refs if pid in state["papers"]}
+    with_data = sum(bool(paper_facets(state["papers"][pid]).data) for pid in cited)
+    assert re.search(rf"\b{with_data}\b|\b{['none', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'][with_data] if with_data < 13 else with_data}\b of the {len(refs)} works name their evaluation data",
+                     conclusion), conclusion
+    # open problems by kind of challenge: each quoted term is in the work it cites
+    assert re.search(r"Open problems show in the challenges the works report, in their own methods or in earlier "
+                     r"ones: \w+ of the \d+ works state one", conclusion), conclusion
+    quoted = re.findall(r"“([^”]+)” \[([\d, ]+)\]", conclusion)
+    assert quoted, conclusion
+    for clause, numbers in quoted:  # each quoted clause is the cited work's own words
+        for n in numbers.split(", "):
+            assert clause.strip("… ").lower() in text_of[int(n)], (clause, n)
+    # nothing the body said is said again; every citation resolves; the corpus window is stated
+    said: set[str] = set()
+    drop_repeated_sentences(body_texts, said)
+    for part in (survey["abstract"], intro, conclusion):
+        for sentence in sentences(" ".join(part.split())):
+            assert not said_before(sentence, said), sentence
+        assert frame_citations_resolve(part, len(refs))
+    assert survey["abstract"].endswith("Only work from 2025-2026 is covered.")
+    assert "[" not in survey["abstract"]
+    assert len(conclusion.split()) > 150
+
+
+def test_open_problems_are_grouped_by_the_kind_of_challenge_their_words_name():
+    from surveygraph.agents.candidates import Candidate
+    from surveygraph.agents.trends import challenge_themes
+
+    stated = [(pid, Candidate(1, 3, text, "limitation")) for pid, text in [  # sentences of corpus abstracts
+        ("a", "We conclude by discussing how future work can mitigate the computational overhead and address "
+              "potential hallucinations from large language models to refine efficiency and reliability in multi-hop QA."),
+        ("b", "Recent works mostly depend on expensive manual annotations and training cost, or decoding strategies "
+              "which significantly increase inference time."),
+        ("c", "Performance is highest in English and degrades in lower-resource languages, with Hindi exhibiting the "
+              "lowest detection accuracy."),
+        ("d", "Existing benchmarks do not adequately reflect the linguistic, cultural, and reasoning characteristics "
+              "of Arabic."),
+        ("e", "Despite progress in RAG evaluation, current benchmarks focus only on simple multiple-choice QA tasks and "
+              "employ metrics that poorly capture the semantic precision required for complex QA tasks.")]]
+    themes = dict(challenge_themes(stated, {"hallucination", "hallucinations"}))
+    efficiency = dict(themes["efficiency and scalability"])
+    assert set(efficiency) == {"a", "b"}
+    assert "computational overhead" in efficiency["a"] and efficiency["a"].endswith(" …")  # cut: marked
+    assert efficiency["b"] == "Recent works mostly depend on expensive manual annotations and training cost"
+    assert {pid for pid, _ in themes["evaluation"]} == {"d", "e"}
+    assert "factuality" not in themes  # the topic's own word names no kind of challenge
+    assert all(len(users) >= 2 for users in themes.values())
+
+
+def test_introduction_says_how_the_pool_was_gathered_in_rounds(tmp_path):
+    state = _state()
+    state["relevance"] = {"enabled": True, "candidates": 1200, "kept": 310, "rounds": [{}, {}, {}],
+                          "estimated_on_topic": {"on_topic": 842.4},
+                          "corpus": {"papers": 74728, "years": [2025, 2026]}}
+    intro = write_frame(state, _deps(tmp_path, _real_local_frame))["survey"]["introduction"]
+    assert "310 papers judged to be about the topic" in intro and "1,200 candidates in 3 rounds of search" in intro
+    assert "estimates about 842 such papers in the whole corpus" in intro
+    assert intro.count("74,728") == 1  # the corpus window is the scope sentence's alone

@@ -32,7 +32,7 @@ def deps(tmp_path, **generation) -> GenerationDeps:
                           outlines=None, clients=None)
 
 
-HEADER = "| Work | Year | Contribution | Focus | Evaluation data | Measures | Stated result |"
+HEADER = "| Work | Year | Contribution | Name | Focus | Evaluation data | Measures | Stated result |"
 
 
 def test_each_section_gets_a_comparison_table_of_its_cited_works(tmp_path):
@@ -43,17 +43,21 @@ def test_each_section_gets_a_comparison_table_of_its_cited_works(tmp_path):
     assert rows[0] == HEADER
     assert [re.search(r"\[(\d+)\]", r).group(1) for r in rows[1:]] == ["1", "2", "3"]
     # short phrases from the abstract, not cut sentences
-    assert rows[1] == ("| Smith et al. [1] | 2025 | method | DenseFuse: Late Fusion of Dense Passages for Open-Domain QA"
-                       " | Natural Questions, TriviaQA | exact match | improves exact match by 3.1 points over "
-                       "concatenation readers |")
-    assert rows[2].startswith("| Okafor [2] | 2025 | empirical study | Sparse Lexical Expansion Revisited | SciFact |")
+    assert rows[1] == ("| Smith et al. [1] | 2025 | method | DenseFuse | DenseFuse: Late Fusion of Dense Passages for "
+                       "Open-Domain QA | Natural Questions, TriviaQA | exact match | improves exact match by 3.1 points "
+                       "over concatenation readers |")
+    assert rows[2].startswith("| Okafor [2] | 2025 | empirical study | – | Sparse Lexical Expansion Revisited | SciFact |")
     assert "..." not in first
-    assert all(r.count(" | ") == 6 for r in rows)  # seven cells, no stray pipe
+    assert all(r.count(" | ") == 7 for r in rows)  # eight cells, no stray pipe
     assert "Pipes \\| in a Title" in second  # a pipe inside a cell is escaped
     for bad in FORBIDDEN:
         assert bad not in second, bad
     assert [t["section_id"] for t in survey["tables"]] == ["1", "2"]
     assert survey["tables"][1]["caption"].startswith("Table 2: Works first cited in “Robustness”")
+    # a column fewer than a third of the works fill is left out, and the caption says so
+    assert "Name" not in survey["tables"][1]["header"]
+    assert survey["tables"][1]["caption"].endswith("the name of the proposed system left out, as fewer than a third "
+                                                   "of the abstracts state them.")
 
 
 def test_a_work_is_listed_in_one_table_only(tmp_path):
@@ -123,3 +127,26 @@ def test_exported_introduction_keeps_our_figure_and_flattens_foreign_images(tmp_
     assert "evil.example" not in intro and "figures/other.png" not in intro  # not rendered by this run
     assert f"]({path})" in to_markdown(survey)
     assert "\\includegraphics" in to_latex(survey) and path in to_latex(survey)
+
+
+def test_columns_the_abstracts_rarely_fill_are_left_out_of_real_tables(shared_data):
+    """Eight real RAG papers: only the columns a third of their abstracts fill are shown."""
+    from tests.generation_helpers import rag_papers
+
+    from surveygraph.agents.illustrate import OPTIONAL_COLUMNS, TABLE_HEADER, paper_row, section_table
+
+    papers = {p.paper_id: p.model_dump(mode="json", exclude_none=True) for p in rag_papers(shared_data, 40)}
+    ids = list(papers)[:24]
+    section = {"id": "1", "title": "Retrieval", "subsections": [
+        {"text": " ".join(f"Work [{n}]." for n in range(1, 25))}]}
+    table = section_table(1, section, ids, papers, set())
+    full = [paper_row(n, papers[pid]) for n, pid in enumerate(ids, start=1)]
+    for i, name in enumerate(TABLE_HEADER):
+        filled = sum(bool(row[i]) for row in full)
+        if name in OPTIONAL_COLUMNS:
+            assert (name in table["header"]) == (3 * filled >= len(full)), (name, filled)
+        else:
+            assert name in table["header"]
+    cells = [c for row in table["rows"] for c in row]
+    full_cells = [c for row in full for c in row]
+    assert sum(not c for c in cells) / len(cells) < sum(not c for c in full_cells) / len(full_cells)

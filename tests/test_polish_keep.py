@@ -85,3 +85,14 @@ def test_smoothing_goes_through_the_gate(tmp_path):
     assert "Search Queries" not in texts(update)["1.1"] and texts(update)["1.1"].startswith("Dense retrievers")
     assert update["gate"]["polish_sections:1.1"]["winner"] == "floor"
     assert any(f["item"] == "1.1" and f["reason"].startswith("kept the draft") for f in update["fallbacks"])
+
+
+def test_a_sentence_relating_other_works_is_not_a_repeat():
+    """The floor's sentences that relate works ("Two works centre on X [..]") recur in wording but
+    not in content when they cite other works; the same claim about the same works still goes."""
+    from surveygraph.agents.text import drop_repeated_sentences
+
+    first = "Two works centre on knowledge graphs [@arxiv:2510.02827][@arxiv:2506.19967]."
+    other = "Two works centre on knowledge graphs [@arxiv:2505.20862][@arxiv:2504.12137]."
+    out, removed = drop_repeated_sentences([first, f"{other} {first}"])
+    assert removed == 1 and out[1] == other

@@ -8,6 +8,7 @@ import pytest
 
 from tests.synthesis_fixtures import CLEAN_PAPERS, FORBIDDEN, POISONED_PAPER
 from surveygraph.agents.attribution import attribute, paper_handle, standalone
+from surveygraph.agents.digest import TRAIT_PHRASES, TRAITS
 from surveygraph.agents.synthesis import candidate_sentences, synthesize, tag_role
 from surveygraph.agents.text import CITATION_MARKER, marker_numbers, sentences
 from surveygraph.models import normalize_title
@@ -15,8 +16,7 @@ from surveygraph.sanitize import untrusted
 
 
 def body_sentences(text: str) -> list[str]:
-    """The extracted sentences: every paragraph after the first (opening and comparison,
-    tests/test_comparison.py)."""
+    """Every sentence after the opening paragraph (theme, kinds and lines of work)."""
     paragraphs = text.split("\n\n")
     assert paragraphs[0].startswith("This subsection reviews")
     return [s for p in paragraphs[1:] for s in sentences(p)]
@@ -26,30 +26,81 @@ def cited(sentence: str) -> list[int]:
     return [n for m in CITATION_MARKER.finditer(sentence) for n in marker_numbers(m.group(1))]
 
 
-def origin(sentence: str, papers: list[dict]) -> set[int]:
-    """Papers whose abstract contains the sentence's last eight words (its quoted claim)."""
-    words = normalize_title(CITATION_MARKER.sub(" ", sentence)).split()[-8:]
-    tail = " ".join(words)
-    return {k for k, p in enumerate(papers, start=1) if tail in normalize_title(untrusted(p["abstract"]))}
+# Where one work's clause ends and another's begins in a sentence that relates works.
+_JOINTS = re.compile(r", whereas |, while |; by contrast, |, and (?=(?:[A-Z]|the work )[^\[\]]{0,80}\[\d+\])|"
+                     r"^Both (?:address|involve) [^:]+: ")
 
 
-def test_every_sentence_cites_the_paper_it_comes_from():
+_EVALUATION = re.compile(r"named evaluation data|^Results are reported in|^The models their abstracts name|"
+                         r"^Evaluation data recur")
+
+
+def _plain(text: str) -> str:
+    return " " + normalize_title(text).replace(" our ", " their ").replace(" we ", " they ") + " "
+
+
+def unsupported(sentence: str, papers: list[dict]) -> list[str]:
+    """Clauses of the sentence whose last six words are not in the title or abstract of the work
+    the clause cites (a clause citing no work, such as "Both address X", is a lead)."""
+    if _EVALUATION.search(sentence):
+        return []  # data, measures and models named: checked against the abstracts in tests/test_comparison.py
+    problems = []
+    for trait, phrase in TRAIT_PHRASES.items():  # "Of these, only A [6] use reinforcement learning."
+        verb, _, rest = phrase.partition(" ")
+        if re.search(rf"\b{verb}s? {re.escape(rest)}", sentence):
+            clause = sentence.split(rest)[0].split(", whereas")[-1]
+            problems += [f"[{k}] lacks {trait}" for k in cited(clause)
+                         if not TRAITS[trait].search(untrusted(papers[k - 1].get("abstract")))]
+            return problems
+    for part in _JOINTS.split(sentence):
+        keys = cited(part)
+        if len(keys) != 1:
+            continue
+        before, _, after = part.partition(f"[{keys[0]}]")
+        # the claim: after the marker and the verb that introduces it ("propose X", "report that X"),
+        # or before it when the work's system leads ("BEACON (Bera et al. [1]) extracts ..." / "X [3] ...")
+        claim = re.sub(r"^[),]?\s*(?:\w+\s+)?(?:that\s+)?", "", after) if len(after.split()) > 3 else before
+        tail = " ".join(normalize_title(claim).split()[-6:])
+        if len(tail.split()) < 4:
+            continue
+        paper = papers[keys[0] - 1]
+        if f" {tail} " not in _plain(f"{untrusted(paper.get('title'))}. {untrusted(paper.get('abstract'))}"):
+            problems.append(part)
+    return problems
+
+
+def test_every_statement_comes_from_the_work_it_cites():
     text = synthesize("Dense and Sparse Retrieval", CLEAN_PAPERS, description="How retrievers find evidence.")
     said = body_sentences(text)
     assert len(said) >= 6
     for sentence in said:
-        numbers = cited(sentence)
-        assert len(numbers) == 1, sentence  # one source per extracted sentence
-        assert origin(sentence, CLEAN_PAPERS) == set(numbers), sentence
-    assert len({n for s in said for n in cited(s)}) == len(CLEAN_PAPERS)  # every paper covered
+        assert set(cited(sentence)) <= {1, 2, 3, 4}, sentence
+        assert not unsupported(sentence, CLEAN_PAPERS), sentence
+    assert {n for s in said for n in cited(s)} == {1, 2, 3, 4}  # every paper covered
     assert not re.search(r"^.{0,120}\(\d{4}\):", text, re.M)  # no "Title (year): ..." list lines
+
+
+def test_statements_over_real_corpus_papers_come_from_the_works_they_cite(shared_data):
+    from tests.generation_helpers import rag_papers
+
+    papers = [p.model_dump() for p in rag_papers(shared_data, 96)]
+    checked = relating = 0
+    for start in range(0, len(papers), 8):
+        group = papers[start:start + 8]
+        text = synthesize("Retrieval-Augmented Generation", group, topic="Retrieval-Augmented Generation")
+        for sentence in body_sentences(text):
+            assert set(cited(sentence)) <= set(range(1, len(group) + 1)), sentence
+            assert not unsupported(sentence, group), sentence
+            checked += 1
+            relating += len(set(cited(sentence))) >= 2
+    assert checked > 100 and relating >= 0.2 * checked  # works are related, not listed one by one
 
 
 def test_attribution_is_in_the_sentence_and_in_the_third_person():
     text = synthesize("Dense and Sparse Retrieval", CLEAN_PAPERS, per_paper=3)
     assert "Smith et al. [1] propose DenseFuse" in text
     assert "Okafor [2] studies learned term expansion" in text  # single author: verb agrees
-    assert "he paper by Novak and Haddad [3] introduces GraphHop" in text  # "The" or, after a lead-in, "the"
+    assert "Novak and Haddad [3] introduce GraphHop" in text
     assert "the work “Calibrated Abstention for Retrieval-Augmented Generators” [4]" in text.replace(
         "The work", "the work")  # no authors: a title handle
     assert not re.search(r"\b(?:we|our|us)\b", text, re.I)
@@ -57,19 +108,49 @@ def test_attribution_is_in_the_sentence_and_in_the_third_person():
     assert opening == "This subsection reviews four works on dense and sparse retrieval, published between 2025 and 2026."
 
 
-def test_roles_order_paragraphs_problem_method_findings():
-    roles = {c.text: c.role for c in candidate_sentences(CLEAN_PAPERS)}
-    assert roles["We propose DenseFuse, a late fusion reader that weighs each dense passage by its agreement "
-                 "with the others."] == "method"
+def test_paragraphs_run_contributions_findings_evaluation_limitations():
     assert tag_role("The expansion model cannot handle queries written in languages other than English.", 3, 4) \
         == "limitation"
     assert tag_role("Multi-hop questions require chaining evidence that no single document contains.", 0, 3) \
         == "problem"
     text = synthesize("Retrieval", CLEAN_PAPERS, per_paper=3)
-    assert text.index("multi-hop questions require chaining") < text.index("propose DenseFuse") \
-        < text.index("improves exact match") < text.index("fusion step fails")
+    assert text.index("propose DenseFuse") < text.index("improves exact match") \
+        < text.index("The named evaluation data") < text.index("fusion step fails")
+    assert "Two of the four works [1, 2] state limitations or open problems. Smith et al. [1] point out that the " \
+           "fusion step fails" in text
     assert "Okafor [2] points out that the expansion model cannot" in text
-    assert "Empirically, " in text and "As for limitations, " in text
+
+
+def test_works_of_a_line_are_set_side_by_side(shared_data):
+    """Two real contrastive-decoding papers among others: one line, its works in one sentence."""
+    from tests.corpus_papers import corpus_papers
+
+    papers = corpus_papers(shared_data, "2505.20862", "2504.12137", "2510.02827", "2506.19967", "2508.19972",
+                           "2601.03014")
+    text = synthesize("Hallucination Mitigation", papers, topic="Hallucination in Large Language Models")
+    opening = text.split("\n\n")[0]
+    assert re.search(r"the works form \w+ lines: .*contrastive decoding \[1, 2\]", opening, re.I), opening
+    pair = next(s for s in sentences(text) if set(cited(s)) == {1, 2} and re.search(r"whereas|while|by contrast", s))
+    assert re.search(r"\[\d\] (?:propose|introduce)s? .+(?:, whereas|, while|; by contrast,) .+\[\d\] (?:propose|introduce)",
+                     pair), pair
+    assert not unsupported(pair, papers), pair
+    for sentence in body_sentences(text):
+        assert not unsupported(sentence, papers), sentence
+
+
+def test_limitations_quote_what_fails_not_what_a_work_fixes_or_offers():
+    from surveygraph.agents.candidates import states_a_limitation
+
+    # real sentences tagged as limitations by their cue words, from corpus abstracts
+    assert states_a_limitation("Iterative retrieval systems can fail by locking onto an early low-recall trajectory "
+                               "and amplifying downstream errors.")
+    assert states_a_limitation("Why RAG fails despite having access to external information remains poorly understood.")
+    assert not states_a_limitation("Retrieval-Augmented Generation (RAG) has gained attention as a promising solution "
+                                   "to address the limitation of LLMs.")
+    assert not states_a_limitation("By surfacing hidden failure modes, RAG-X offers the diagnostic transparency needed "
+                                   "for safe and verifiable clinical RAG systems.")
+    assert not states_a_limitation("To investigate this, we introduce SUM, a dataset of unanswerable math problems "
+                                   "designed to probe reasoning from insufficient information.")
 
 
 def test_poisoned_abstract_never_reaches_the_text():
@@ -78,9 +159,9 @@ def test_poisoned_abstract_never_reaches_the_text():
     for bad in FORBIDDEN:
         assert bad not in text, bad
     assert "ignore previous" not in text.lower()
-    # the abstract's literal "[2]" is not a citation: every marker still names the sentence's source
+    # the abstract's literal "[2]" is not a citation: every marker still names the clause's source
     for sentence in body_sentences(text):
-        assert origin(sentence, papers) == set(cited(sentence)), sentence
+        assert not unsupported(sentence, papers), sentence
     assert "Mallory and Tanaka [3] evaluate poisoned passage detection" in text  # its clean sentences count
 
 
@@ -92,6 +173,13 @@ def test_fragments_and_dangling_sentences_are_not_candidates():
         "cross-encoder model. Within this framework, the planner decomposes each question into smaller steps.")}
     texts = [c.text for c in candidate_sentences([paper])]
     assert texts == ["We introduce a cache that stores key value states across requests for reuse."]
+    # sentences of corpus abstracts that point back at what their abstract said before
+    pointing = {"title": "Y", "authors": ["C D"], "abstract": (
+        "After this reasoning phase, agents exchange their goal rankings, and assignments are determined by a fixed "
+        "rule. We identify this bottleneck as a multi-agent credit assignment problem in LLM-based systems. "
+        "Methods such as retrieval augmentation reduce unsupported answers in open-domain settings.")}
+    assert [c.text for c in candidate_sentences([pointing])] == [
+        "Methods such as retrieval augmentation reduce unsupported answers in open-domain settings."]
     assert standalone("However, existing retrievers ignore document structure entirely.") == \
         "Existing retrievers ignore document structure entirely."
     assert attribute("Our results show gains of five points on every benchmark.", "Lee et al.", True, "[2]",
@@ -114,7 +202,7 @@ def test_same_papers_same_text_with_the_project_encoder(tmp_path):
     first = synthesize("Dense and Sparse Retrieval", CLEAN_PAPERS, encode=encode)
     assert first == synthesize("Dense and Sparse Retrieval", CLEAN_PAPERS, encode=encode)
     for sentence in body_sentences(first):
-        assert origin(sentence, CLEAN_PAPERS) == set(cited(sentence))
+        assert not unsupported(sentence, CLEAN_PAPERS), sentence
 
 
 def test_a_paper_without_usable_sentences_is_still_named_and_cited():
@@ -161,3 +249,57 @@ def test_the_evidence_and_its_scope_lead_the_attributed_claim():
     assert "report that experiments on" not in text
     assert "on Natural Questions and TriviaQA, Smith et al. [1] show that DenseFuse improves exact match" in text \
         or "On Natural Questions and TriviaQA, Smith et al. [1] show that DenseFuse improves exact match" in text
+
+
+def test_first_line_of_work_is_no_further_line():
+    from surveygraph.agents.lines import WorkLine, lead_sentence
+
+    line = WorkLine("phrase", "medical image segmentation", [1, 2, 3])
+    for turn in range(4):  # every rotated frame
+        first = lead_sentence(line, turn, first=True)
+        assert "further" not in first and first[:1].isupper(), first
+    assert any("further" in lead_sentence(line, turn) for turn in range(4))
+
+
+def test_connectives_pointing_back_and_broken_words_leave_no_trace():
+    assert standalone("Indeed, traditional aggregation methods fail to account for user similarity.") == \
+        "Traditional aggregation methods fail to account for user similarity."
+    assert standalone("Subsequently, we show that current approaches overestimate performance.").startswith("We show")
+    paper = {"title": "T", "abstract": "Medical specialists share data. Since, medi- cal specialists and hospitals "
+             "will share a data space, they can build a secure system for medical data processing."}
+    assert not [c for c in candidate_sentences([paper]) if "medi- cal" in c.text]
+
+
+def test_template_sentences_sharing_a_tail_are_no_repeats():
+    from surveygraph.agents.text import drop_repeated_sentences
+
+    texts = ["This subsection reviews eight works on data privacy, published between 2025 and 2026, all of which "
+             "propose new methods or systems.",
+             "This subsection reviews seven works on local training, published between 2025 and 2026, all of which "
+             "propose new methods or systems.",
+             "In addition, Smith et al. [3] propose a retriever that reads every passage of the corpus twice.",
+             "Smith et al. [3] propose a retriever that reads every passage of the corpus twice."]
+    kept, removed = drop_repeated_sentences(texts)
+    assert kept[1] == texts[1] and removed == 1 and kept[3] == ""
+
+
+def test_a_defined_name_facing_challenges_is_no_contribution():
+    from surveygraph.agents.digest import contribution
+
+    found = contribution(["FL continues to face key challenges, including weak client incentives and privacy risks.",
+                          "MURIM allocates incentives based on client contribution, latency and reputation."],
+                         ["FL", "MURIM"])
+    assert found is not None and found.subject == "MURIM" and found.predicate.startswith("allocates incentives")
+
+
+def test_pointing_ahead_to_open_questions_is_no_limitation():
+    from surveygraph.agents.candidates import states_a_limitation
+
+    assert not states_a_limitation("Finally, our findings synthesize a rapidly evolving body of research, identify "
+                                   "recurring design patterns, and surface open questions, providing a foundation "
+                                   "for future work at the intersection of RAG and federated systems.")
+    assert not states_a_limitation("The work provides a unifying perspective and outlines open challenges that must "
+                                   "be addressed to enable practical systems.")
+    assert states_a_limitation("Existing federated methods fail under severe domain shift, and we outline open "
+                               "questions for future work.")
+    assert states_a_limitation("How to aggregate heterogeneous adapters remains an open question.")

@@ -114,8 +114,15 @@ def keyphrase_analyzer(banned: set[str], incomplete: set[str] | frozenset = froz
 def incomplete_phrases(texts: list[str]) -> set[str]:
     """Phrases (1-3 words) seen at least twice and always followed by the same word (up to a
     plural 's')."""
+    return bound_phrases(texts, before=False)
+
+
+def bound_phrases(texts: list[str], *, before: bool) -> set[str]:
+    """Phrases (1-3 words) seen at least twice and always next to the same word: the word after
+    them, or with ``before`` the word before them (a stop word there is no neighbour: 'a question
+    answering dataset' has no head word)."""
     seen: Counter = Counter()
-    followers: dict[str, Counter] = defaultdict(Counter)
+    neighbours: dict[str, Counter] = defaultdict(Counter)
     for text in texts:
         for run in _tokens(text):
             low = [t.lower() for t in run]
@@ -123,9 +130,10 @@ def incomplete_phrases(texts: list[str]) -> set[str]:
                 for i in range(len(low) - n + 1):
                     phrase = " ".join(low[i:i + n])
                     seen[phrase] += 1
-                    if i + n < len(low):
-                        followers[phrase][stem(low[i + n])] += 1
-    return {p for p, c in seen.items() if c >= 2 and followers[p] and followers[p].most_common(1)[0][1] == c}
+                    j = i - 1 if before else i + n
+                    if 0 <= j < len(low) and not (before and low[j] in STOP):
+                        neighbours[phrase][stem(low[j])] += 1
+    return {p for p, c in seen.items() if c >= 2 and neighbours[p] and neighbours[p].most_common(1)[0][1] == c}
 
 
 def surface_forms(texts: list[str]) -> dict[str, str]:

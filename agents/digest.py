@@ -1,0 +1,226 @@
+"""What one work contributes, as a clause a comparison can use (no model).
+
+A survey paragraph that compares works needs each work's contribution in a few words, not its
+abstract: "Liang et al. [1] propose SentGraph, a sentence-level graph-based RAG framework", set
+against "Zhu et al. [3] propose ConRAG, a consensus-driven multi-view RAG framework". This module
+reads that clause from the abstract's own contribution sentence ("We propose X, a Y that Z", "This
+paper introduces X", "X builds on ...") and shortens it only at clause boundaries (", which", ";",
+":", ", while", ...), so what is left is the abstract's words, complete, and still true of the
+work. When no such sentence exists, the title says what the work is about (surveys: "survey X").
+
+It also reads a work's *traits*: design choices a comparison can split works by (training-free,
+fine-tuned, reinforcement learning, internal model signals, black-box access, agents), each a
+phrase the work's method sentences contain, so "only X describes a training-free method" is read
+from the text, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..sanitize import untrusted
+from .attribution import _LEAD_CONNECTIVE, paper_handle, third_person
+
+MAX_CLAUSE_WORDS = 26  # longer contribution clauses are cut at a clause boundary, or not used
+MIN_CLAUSE_WORDS = 5  # a shorter head ('a new SGIC' before ': Self-Guided ...') says too little
+# Verbs that state what a work creates, then verbs that state what it examines: a work that
+# "propose[s] X" is described by X before anything it "evaluate[s]".
+CREATE_VERBS = ("propose introduce present develop design build construct devise formulate contribute release curate "
+                "create offer establish unify extend adapt").split()
+EXAMINE_VERBS = "study investigate examine analyze analyse explore evaluate benchmark survey review characterize revisit".split()
+_BASE_VERBS = CREATE_VERBS + EXAMINE_VERBS
+
+
+def _forms(base: str) -> set[str]:
+    stem = base[:-1] if base.endswith("e") else base
+    return {base, base + "s", base + "es", stem + "ed", base + "d"} | ({base[:-1] + "ies", base[:-1] + "ied"}
+                                                                     if base.endswith("y") else set())
+
+
+VERB_BASE = {form: base for base in _BASE_VERBS for form in _forms(base)}
+_VERBS = "|".join(sorted(VERB_BASE, key=len, reverse=True))
+# "In this paper, we propose X" / "This work introduces X" / "We further develop X".
+_CONTRIBUTION = re.compile(
+    r"^(?:(?:In|Within|Through) (?:this|the present|our) (?:\w+ )?(?:paper|work|study|article|letter|survey),?\s+)?"
+    r"(?:[Hh]ere,?\s+)?(?:we|[Tt]his (?:paper|work|study|article|survey|letter)|[Tt]he present (?:paper|work|study)|"
+    r"[Oo]ur (?:paper|work|study))\s+(?:(?:also|further|first|then|here|additionally|newly|systematically|"
+    r"empirically|comprehensively)\s+)?(?P<verb>" + _VERBS + r")\s+(?P<object>\S.+)$", re.I)
+# A purpose or participial clause before the subject ("To mitigate X, we propose Y", "Building on
+# Z, we introduce W"): the contribution follows it.
+_LEAD_CLAUSE = re.compile(r"^(?:To|In order to|[A-Z][a-z]+ing|Based on|Inspired by|Motivated by|Guided by|Grounded in)"
+                          r"\b[^,;:]{2,90},\s+(?=(?:we|this|our)\b)", re.I)
+# Where a long clause may be cut: the part before it is a complete phrase.
+_CUT = re.compile(r"\s*(?:;|:|\s[-–—]\s|,\s+(?:which|where|while|whereby|thereby|thus|so that|tracing|highlighting|"
+                  r"including|covering|focusing|spanning|providing|offering|using|leveraging|combining|integrating|"
+                  r"enabling|allowing|achieving|leading|resulting|making|yielding|demonstrating|showing|revealing|"
+                  r"addressing|requiring|reducing|improving|outperforming|surpassing|ensuring|capturing|aiming|"
+                  r"exploiting|designed|based|built|tailored|aimed|trained|and (?:we|it|then|thereby|thus|further|"
+                  r"also|finally))(?![\w-])|\s+(?:while|whereas|thereby)\s)")
+_SURVEY_TITLE = re.compile(
+    r"^(?:an?\s+|the\s+)?(?:(?:comprehensive|systematic|brief|concise|critical|structured|unified|short)\s+)*"
+    r"(?:survey|review|overview|tutorial|primer)(?:\s+(?:of|on|for|about))?\s+(?P<focus>.+)$"
+    r"|^(?P<focus2>.+?)\s*:\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}(?:survey|review|overview)\b.*$", re.I)
+# Design choices works are compared by; each needs its phrase in the work's method sentences.
+TRAITS = {
+    "training-free": re.compile(r"\btraining-free\b|\bplug-and-play\b|\bwithout (?:any |requiring |the need for )?"
+                                r"(?:additional |extra |further |re-?|model )?(?:training|fine-tuning|retraining)\b", re.I),
+    "fine-tuning": re.compile(r"\bfine-?tun\w*|\binstruction[- ]tun\w*|\bsupervised fine\b", re.I),
+    "reinforcement learning": re.compile(r"\breinforcement learning\b|\bGRPO\b|\bPPO\b|\breward (?:model|signal)s?\b",
+                                         re.I),
+    "internal signals": re.compile(r"\b(?:hidden|internal) (?:states?|representations?|activations?|signals?)\b|"
+                                   r"\battention (?:heads?|maps?|weights?)\b|\blogits?\b", re.I),
+    "black-box access": re.compile(r"\bblack-box\b", re.I),
+    "agents": re.compile(r"\bmulti-agent\b|\bagentic\b|\bagents?\b", re.I),
+}
+TRAIT_PHRASES = {  # how a group of works with the trait is described (each is a phrase of their text)
+    "training-free": "describe training-free or plug-and-play methods",
+    "fine-tuning": "fine-tune models",
+    "reinforcement learning": "use reinforcement learning",
+    "internal signals": "read internal model signals (hidden states, attention or logits)",
+    "black-box access": "work with black-box access",
+    "agents": "build on agents",
+}
+
+
+@dataclass
+class Contribution:
+    """``subject`` is "we" (the work's authors: rendered with its handle) or a system name."""
+    subject: str
+    predicate: str  # "propose SentGraph, a sentence-level graph-based RAG framework" (base form for "we")
+    source: str  # the abstract sentence it was read from
+
+    def render(self, handle: str, plural: bool, marker: str) -> str:
+        """'Liang et al. [1] propose SentGraph, ...' / 'BEACON (Bera et al. [26]) extracts ...'."""
+        if self.subject == "we":
+            verb, _, rest = self.predicate.partition(" ")
+            return f"{handle} {marker} {verb if plural else third_person(verb)} {rest}".rstrip()
+        return f"{self.subject} ({handle} {marker}) {self.predicate}"
+
+
+@dataclass
+class Digest:
+    key: int
+    handle: str
+    plural: bool
+    contribution: Contribution | None
+    traits: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # the system names the work gives itself
+
+    @property
+    def marker(self) -> str:
+        return f"[{self.key}]"
+
+    def cited(self) -> str:
+        return f"{self.handle} {self.marker}"
+
+    def contribution_text(self) -> str:
+        return self.contribution.render(self.handle, self.plural, self.marker) if self.contribution else ""
+
+
+def _balanced(text: str) -> bool:
+    return text.count("(") == text.count(")") and text.count("“") == text.count("”") and text.count('"') % 2 == 0
+
+
+def shorten(clause: str, limit: int = MAX_CLAUSE_WORDS) -> str:
+    """The clause up to its first clause boundary when that leaves a complete phrase; '' when even
+    that is longer than ``limit`` words or brackets do not balance (a cut inside a list)."""
+    clause = clause.strip().rstrip(".")
+    for match in _CUT.finditer(clause):
+        head = clause[:match.start()].rstrip(" ,")
+        if len(head.split()) >= MIN_CLAUSE_WORDS and _balanced(head):
+            clause = head
+            break
+    if len(clause.split()) > limit or not _balanced(clause) or re.search(r"\(\s*(?:i|1|a)\s*\)", clause):
+        return ""
+    return clause
+
+
+def own_subject(sentence: str, names: list[str]) -> tuple[str, str] | None:
+    """'SentGraph builds ...' -> ('SentGraph', 'builds ...'): a sentence whose subject is the
+    work's own system name followed by a present-tense verb."""
+    for name in names:
+        if re.search(r"-[a-z]+$", name):  # 'LLM-based', 'GPT-aided': an adjective, not a system's name
+            continue
+        match = re.match(rf"^(?:The proposed |Our )?{re.escape(name)}(?: framework| method| model| system)?\s+"
+                         rf"(?P<rest>(?:first |also |then |further |effectively |explicitly |jointly )?"
+                         rf"[a-z]+s\s+\S.+)$", sentence)
+        if match and not re.match(r"(?:is|was|has|does|achieves|outperforms|improves|reduces|surpasses|yields)\b",
+                                  match.group("rest")):
+            return name, match.group("rest")
+    return None
+
+
+# "FL continues to face key challenges": a name the abstract defines (often the field's acronym)
+# whose predicate states a problem is no contribution of the work
+_PLIGHT = re.compile(r"(?:(?:still|often|also|continues? to|remains?|is|are)\s+)*(?:fail|suffer|struggl|lack|fac|pose|"
+                     r"remain|hinder)\w*\b", re.I)
+
+
+def contribution(sentences: list[str], names: list[str]) -> Contribution | None:
+    """The work's contribution clause from its first sentence that states what it creates, else
+    what it examines (abstract order)."""
+    return _contribution(sentences, names, set(CREATE_VERBS)) or _contribution(sentences, names, set(_BASE_VERBS))
+
+
+def _contribution(sentences: list[str], names: list[str], verbs: set[str]) -> Contribution | None:
+    for raw in sentences:
+        text = raw.strip()
+        for _ in range(2):
+            text = _LEAD_CONNECTIVE.sub("", text, count=1)
+        text = _LEAD_CLAUSE.sub("", text, count=1)
+        text = text[:1].upper() + text[1:]
+        match = _CONTRIBUTION.match(text)
+        if match and VERB_BASE[match.group("verb").lower()] not in verbs:
+            continue
+        if match:
+            verb = VERB_BASE[match.group("verb").lower()]
+            obj = shorten(re.sub(r"\b(?:our|we)\b", "their", match.group("object"), flags=re.I))
+            # "evaluate their approach on ..." says where, not what: the work's contribution is elsewhere
+            if obj and not re.match(r"(?:that|how|whether|what|why|to|their (?:\w+ )?(?:approach|method|model|"
+                                    r"framework|system|technique|pipeline|algorithm)s?)\b", obj, re.I):
+                return Contribution("we", f"{verb} {obj}", raw)
+            continue
+        own = own_subject(text, names)
+        if own and not re.search(r"\b(?:we|our|us)\b", own[1], re.I) and not _PLIGHT.match(own[1]):
+            rest = shorten(own[1])
+            if rest:
+                return Contribution(own[0], rest, raw)
+    return None
+
+
+def survey_focus(title: str) -> str:
+    """What a survey's title says it surveys ('A Survey of Multimodal Hallucination Evaluation'
+    -> 'multimodal hallucination evaluation'); '' for other titles."""
+    clean = untrusted(title, 300).strip().rstrip(".")
+    match = _SURVEY_TITLE.match(clean)
+    if not match:
+        return ""
+    focus = (match.group("focus") or match.group("focus2") or "").strip()
+    focus = re.split(r"\s*:\s*", focus)[0]
+    words = focus.split()
+    if not (2 <= len(words) <= 14):
+        return ""
+    from .text import in_sentence
+
+    return in_sentence(focus)
+
+
+def traits(method_sentences: list[str]) -> list[str]:
+    text = " ".join(method_sentences)
+    found = [name for name, cue in TRAITS.items() if cue.search(text)]
+    if "training-free" in found and "fine-tuning" in found:  # "without fine-tuning" names both: not trained
+        found.remove("fine-tuning")
+    return found
+
+
+def digest(key: int, paper: dict, abstract_sentences: list[str], method_sentences: list[str],
+           names: list[str], kind: str) -> Digest:
+    """One work's digest; ``abstract_sentences`` in abstract order (sanitized), ``method_sentences``
+    the ones tagged as method."""
+    handle, plural = paper_handle(paper)
+    # a survey's title says what it covers more plainly than its abstract's "we explore ..."
+    focus = survey_focus(paper.get("title") or "") if kind == "survey" else ""
+    found = Contribution("we", f"survey {focus}", paper.get("title") or "") if focus else \
+        contribution(abstract_sentences, names)
+    return Digest(key, handle, plural, found, traits(method_sentences), list(names))

@@ -1,0 +1,92 @@
+"""Lines of work: a set of texts grouped by the phrases they share (no model).
+
+A survey paragraph is about a line of work, not a paper: "three works centre on query
+decomposition", then how they differ. ``phrase_groups`` finds those lines in a subsection's works
+(or, for the conclusion, in the limitation sentences of the whole survey): greedily, the phrase
+(1-3 words, by the outline's key-phrase analyzer: no stop or boilerplate word at either end, not
+the topic's own words) that the most not-yet-grouped texts use, preferring phrases that titles use
+and multiword phrases, each text in one group only. A phrase every text uses (or more than
+``MAX_SHARE`` of them) is the common theme, not a line, and is left out. The grouping is read from
+the words the texts contain, so "these works centre on X" is true of every work it names.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .outline.headings import is_name
+from .outline.names import bound_phrases, incomplete_phrases, keyphrase_analyzer, stem, surface_forms
+from .text import in_sentence
+
+MAX_SHARE = 0.6  # a phrase more than this share of the texts use names their common theme, not a line
+MAX_GROUPS = 4
+
+
+@dataclass(frozen=True)
+class Line:
+    phrase: str  # as the texts spell it, inside a sentence ("query decomposition", "GraphRAG")
+    members: tuple[int, ...]  # indices of the texts, in input order
+    titled: int  # how many of the members' titles use the phrase
+
+
+def headless_phrases(texts: list[str]) -> set[str]:
+    """Phrases (1-3 words) seen at least twice and always preceded by the same word: the tail of a
+    longer phrase ('answering dataset' of 'question answering dataset'), not a phrase of its own.
+    The mirror of ``outline.names.incomplete_phrases``."""
+    return bound_phrases(texts, before=True)
+
+
+def phrase_users(texts: list[str], banned: set[str]) -> dict[str, set[int]]:
+    """Which texts use each key phrase (phrases that are the head or the tail of a longer phrase
+    in these texts left out)."""
+    analyze = keyphrase_analyzer(banned, incomplete_phrases(texts) | headless_phrases(texts))
+    users: dict[str, set[int]] = {}
+    for i, text in enumerate(texts):
+        for phrase in set(analyze(text)):
+            users.setdefault(phrase, set()).add(i)
+    return users
+
+
+def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | None = None,
+                  max_groups: int = MAX_GROUPS, min_size: int = 2) -> list[Line]:
+    """Groups of at least ``min_size`` texts sharing a phrase, largest and best-attested first.
+    ``titles`` (same order as ``texts``) make a phrase in a title count more: a title names what
+    its work is about, an abstract mentions much in passing. Without titles only multiword phrases
+    (or names) used by at least three texts qualify, or two when nothing else does."""
+    n = len(texts)
+    if n < 2 * min_size - 1 or n < 3:
+        return []
+    users = phrase_users(texts, banned)
+    forms = surface_forms(texts + (titles or []))
+    analyze = keyphrase_analyzer(banned)
+    in_title: dict[str, set[int]] = {}
+    for i, title in enumerate(titles or []):
+        for phrase in set(analyze(title)):
+            in_title.setdefault(phrase, set()).add(i)
+    limit = max(min_size, math.floor(MAX_SHARE * n)) if n >= 5 else n - 1
+    # a lone common word ('robust', 'scientific', 'survey') is usually an adjective or too broad to
+    # name a line of work; names ('GraphRAG', 'KV') and multiword phrases are not
+    eligible = {p: u for p, u in users.items() if min_size <= len(u) <= limit and (" " in p or is_name(forms.get(p, p)))}
+    lines: list[Line] = []
+    taken: set[int] = set()
+    used_stems: set[str] = set()
+    while len(lines) < max_groups and n - len(taken) >= min_size:
+        best, best_key = None, None
+        for phrase, who in eligible.items():
+            free = who - taken
+            if len(free) < min_size or {stem(w) for w in phrase.split()} & used_stems:
+                continue
+            titled = len(in_title.get(phrase, set()) & free)
+            if titles is not None and not titled and len(free) < 3:
+                continue  # two works sharing a phrase only in passing is not a line of work
+            key = (len(free) * (1 + titled) * (1.5 if " " in phrase else 1.0), titled, len(phrase.split()), phrase)
+            if best_key is None or key > best_key:
+                best, best_key = phrase, key
+        if best is None:
+            break
+        members = tuple(sorted(eligible[best] - taken))
+        lines.append(Line(in_sentence(forms.get(best, best)), members, len(in_title.get(best, set()) & set(members))))
+        taken |= set(members)
+        used_stems |= {stem(w) for w in best.split()}
+    return lines

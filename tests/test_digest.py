@@ -1,0 +1,94 @@
+"""A work's contribution clause and design traits (agents/digest.py), read from real abstracts, and
+lines of work (agents/grouping.py): the clause is the abstract's own words, cut only where a
+clause ends, and a line is named by a phrase its works' own text uses."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.corpus_papers import corpus_papers
+from surveygraph.agents.candidates import candidate_sentences
+from surveygraph.agents.digest import contribution, digest, shorten, survey_focus
+from surveygraph.agents.facets import paper_facets
+from surveygraph.agents.grouping import headless_phrases, phrase_groups
+from surveygraph.models import normalize_title
+from surveygraph.sanitize import untrusted
+
+
+def work(paper: dict, key: int = 1):
+    facets = paper_facets(paper)
+    said = candidate_sentences([paper])
+    return digest(key, paper, [c.text for c in said], [c.text for c in said if c.role == "method"],
+                  facets.own_names, facets.kind)
+
+
+def in_abstract(clause: str, paper: dict) -> bool:
+    """The clause's words, in order, are a stretch of the abstract (first person turned third)."""
+    text = normalize_title(untrusted(paper["abstract"])).replace(" our ", " their ").replace(" we ", " they ")
+    return normalize_title(clause) in text
+
+
+def test_contribution_clauses_of_real_abstracts(shared_data):
+    sentgraph, dymu, air, beacon = corpus_papers(shared_data, "2601.03014", "2504.17040", "2603.24058", "2606.07528")
+    assert work(sentgraph).contribution_text() == (
+        "Liang et al. [1] propose SentGraph, a sentence-level graph-based RAG framework that explicitly models "
+        "fine-grained logical relationships between sentences for multi-hop question answering")
+    # cut where the clause ends (" while maintaining ..."), not inside the phrase "an efficient, training-free framework"
+    assert work(dymu).contribution_text().endswith(
+        "present DyMU, an efficient, training-free framework that dynamically reduces the computational burden of "
+        "vision-language models (VLMs)")
+    assert work(dymu).traits == ["training-free"]
+    # "To mitigate object hallucination, we further propose AIR ...": the purpose clause is not the contribution
+    assert "propose Attention Imbalance Rectification (AIR)" in work(air).contribution_text()
+    # the work's own system as the subject keeps it: "BEACON (Bera et al. [1]) extracts ..."
+    assert work(beacon).contribution_text().startswith("BEACON (Bera et al. [1]) extracts a 31-dimensional")
+    for paper in (sentgraph, dymu, air, beacon):
+        predicate = work(paper).contribution.predicate
+        assert in_abstract(predicate.split(" ", 1)[1], paper), predicate
+
+
+def test_what_a_work_creates_comes_before_what_it_evaluates():
+    said = ["We evaluate our approach on public benchmarks and in real embodied scenarios.",
+            "To ground answers, we introduce a verifier that checks each claim against retrieved passages."]
+    found = contribution(said, [])
+    assert found.predicate == "introduce a verifier that checks each claim against retrieved passages"
+    assert contribution(said[:1], []) is None  # "evaluate their approach" says where, not what
+
+
+def test_shorten_cuts_only_at_clause_boundaries():
+    assert shorten("X, a reader that fuses passages, which lifts exact match by three points") == \
+        "X, a reader that fuses passages"
+    # a list is not cut inside; a clause too long to cut cleanly is not used at all
+    assert shorten("a pipeline of (1) retrieval, (2) reranking and (3) reading") == ""
+    assert shorten(" ".join(["word"] * 40)) == ""
+
+
+def test_a_survey_is_described_by_what_its_title_surveys(shared_data):
+    (sharma,) = corpus_papers(shared_data, "2506.00054")
+    assert work(sharma).contribution_text() == "Sharma [1] surveys retrieval-augmented generation"
+    assert survey_focus("A Survey of Multimodal Hallucination Evaluation and Detection") == \
+        "multimodal hallucination evaluation and detection"
+    assert survey_focus("SentGraph: Hierarchical Sentence Graph for Multi-hop QA") == ""
+
+
+@pytest.mark.parametrize("texts, fragment", [
+    (["A question answering dataset for law.", "A question answering dataset for finance."], "answering dataset"),
+])
+def test_a_phrase_always_led_by_the_same_word_is_a_fragment(texts, fragment):
+    assert fragment in headless_phrases(texts)
+    assert "question answering dataset" not in headless_phrases(texts)
+
+
+def test_lines_of_work_are_named_by_phrases_their_titles_use(shared_data):
+    papers = corpus_papers(shared_data, "2505.20862", "2504.12137", "2510.02827", "2506.19967", "2508.19972",
+                           "2601.03014")
+    titles = [untrusted(p["title"]) for p in papers]
+    texts = [f"{t}. {untrusted(p['abstract'])}" for t, p in zip(titles, papers)]
+    lines = phrase_groups(texts, {"hallucination", "hallucinations"}, titles=titles)
+    named = {line.phrase: [titles[i][:30] for i in line.members] for line in lines}
+    assert any(set(line.members) == {0, 1} and "contrastive decoding" in line.phrase.lower() for line in lines), named
+    graph = next(line for line in lines if {2, 3} <= set(line.members))  # the two GraphRAG QA papers
+    assert all(graph.phrase.lower() in titles[i].lower() for i in (2, 3)), named
+    for line in lines:  # every member's own text uses the line's phrase
+        assert all(line.phrase.lower() in texts[i].lower() for i in line.members), line
+        assert " " in line.phrase or any(c.isupper() for c in line.phrase[1:])  # no lone adjective
