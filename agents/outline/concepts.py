@@ -110,23 +110,49 @@ def _ok_edge(word: str, banned: set[str]) -> bool:
         word not in banned
 
 
-def phrase_grams(words: list[str], banned: set[str]) -> list[tuple[str, ...]]:
-    """Candidate n-grams (2..MAX_WORDS) of one token run, lower-cased words kept."""
+class _WordFacts:
+    """What the n-gram filter asks of one lower-cased word, computed once per word (a 1,500-paper
+    pool has ~2 million n-gram positions but only ~30,000 distinct words)."""
+
+    def __init__(self, banned: set[str]):
+        self.banned = banned
+        self.cache: dict[str, tuple[str, bool, bool, bool, bool]] = {}
+
+    def __call__(self, word: str) -> tuple[str, bool, bool, bool, bool]:
+        """(stem, may start a phrase, may end one, may stand inside one, is only topic/stop words)."""
+        found = self.cache.get(word)
+        if found is None:
+            edge = _ok_edge(word, self.banned) and len(word) >= 2
+            found = self.cache[word] = (
+                stem_word(word),
+                edge and word not in GERUND_VERBS and word not in CLAUSE_VERBS,
+                edge and _noun_end(word),
+                len(word) >= 2 and (word not in STOP or word in INNER),
+                all(p in self.banned or p in STOP for p in word.split("-") if p))
+        return found
+
+
+def _gram_spans(facts: list[tuple], n_max: int = MAX_WORDS):
+    """(start, n) of the candidate n-grams (2..n_max) of one token run, from its words' facts."""
+    for i, first in enumerate(facts):
+        if not first[1]:
+            continue
+        for n in range(2, min(n_max, len(facts) - i) + 1):
+            last = facts[i + n - 1]
+            if n > 2 and not facts[i + n - 2][3]:
+                break  # a stop word inside: every longer gram from i has it too
+            if last[2] and not all(f[4] for f in facts[i:i + n]):
+                yield i, n
+
+
+def phrase_grams(words: list[str], banned: set[str], facts: _WordFacts | None = None) -> list[tuple[str, ...]]:
+    """Candidate n-grams (2..MAX_WORDS) of one token run, lower-cased words kept: no stop,
+    boilerplate or clause word at either end, no stop word inside but 'of', 'and', 'for', 'in', 'to',
+    ending on a noun, not made only of the topic's words."""
+    facts = facts or _WordFacts(banned)
     low = [w.lower() for w in words]
-    grams = []
-    for n in range(2, MAX_WORDS + 1):
-        for i in range(len(low) - n + 1):
-            gram = low[i:i + n]
-            if gram[0] in GERUND_VERBS or gram[0] in CLAUSE_VERBS or not _noun_end(gram[-1]) \
-                    or not (_ok_edge(gram[0], banned) and _ok_edge(gram[-1], banned)):
-                continue
-            inner = gram[1:-1]
-            if any(w in STOP and w not in INNER for w in inner) or any(len(w) < 2 for w in gram):
-                continue
-            if all(p in banned or p in STOP for w in gram for p in w.split("-") if p):
-                continue  # the topic's own words ('large language models')
-            grams.append(tuple(gram))
-    return grams
+    known = [facts(w) for w in low]
+    return [tuple(low[i:i + n]) for i, n in _gram_spans(known)]
 
 
 class PhraseIndex:
@@ -136,23 +162,20 @@ class PhraseIndex:
         self.n = len(titles)
         self.in_title: dict[str, set[int]] = defaultdict(set)
         self.in_abstract: dict[str, set[int]] = defaultdict(set)
-        self.forms: dict[str, Counter] = defaultdict(Counter)
+        self.forms: dict[str, Counter] = defaultdict(Counter)  # original casing ('KV cache', 'LoRA')
         self.followers: dict[str, Counter] = defaultdict(Counter)  # next word after each occurrence
         self.banned = banned
+        facts = _WordFacts(banned)
         for row, (title, abstract) in enumerate(zip(titles, abstracts)):
             for target, text in ((self.in_title, title), (self.in_abstract, abstract)):
                 for run in _tokens(text):
-                    for gram in phrase_grams(run, banned):
-                        key = stem_key(list(gram))
+                    known = [facts(w.lower()) for w in run]
+                    stems = [f[0] for f in known]
+                    for i, n in _gram_spans(known):
+                        key = " ".join(stems[i:i + n])
                         target[key].add(row)
-                        self.forms.setdefault(key, Counter())
-            for run in _tokens(f"{title}. {abstract}"):  # original casing ('KV cache', 'LoRA')
-                for n in range(2, MAX_WORDS + 1):
-                    for i in range(len(run) - n + 1):
-                        key = stem_key([w.lower() for w in run[i:i + n]])
-                        if key in self.forms:
-                            self.forms[key][" ".join(run[i:i + n])] += 1
-                            self.followers[key][stem_word(run[i + n].lower()) if i + n < len(run) else ""] += 1
+                        self.forms[key][" ".join(run[i:i + n])] += 1
+                        self.followers[key][stems[i + n] if i + n < len(run) else ""] += 1
 
     def incomplete(self, key: str) -> bool:
         """Nearly always continued by the same word ('integrating external' -> 'knowledge')."""

@@ -47,11 +47,6 @@ def _central_order(vectors: np.ndarray, rows: list[int]) -> tuple[list[int], np.
     return order, centroid
 
 
-def _texts(papers: list[dict], ids: list[str]) -> list[str]:
-    # as_data = sanitize.untrusted: no HTML attribute ("onerror", "alert") becomes a heading term
-    return [f"{as_data(papers[i].get('title'))}. {as_data(papers[i].get('abstract'))}" for i in ids]
-
-
 def _describe(name: str, terms: list[str], ids: list[str], papers: dict[str, dict], forms: dict[str, str]) -> str:
     years = [papers[i].get("year") for i in ids if papers[i].get("year")]
     span = f", {min(years)}-{max(years)}" if years else ""
@@ -193,7 +188,6 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     """
     vectors = _normalise(np.asarray(vectors, dtype=float))
     banned = topic_words(topic) | set(topic_terms or ())
-    texts = _texts(papers, ids)
     index = PhraseIndex([as_data(papers[i].get("title")) for i in ids], [as_data(papers[i].get("abstract")) for i in ids],
                         banned)
     min_support = max(2, round(MIN_SHARE * len(ids)))
