@@ -131,14 +131,14 @@ def main() -> None:
     rows = []
     print(f"# outline figures ({load_average()})")
     print("| topic | pool | headings | one-word | generic | from another topic | agreement (lexical) | "
-          "agreement (nearest heading) | plan s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "agreement (nearest heading) | cited | plan s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     encode = None
     for topic in topics:
         try:
             state, deps, seconds = plan_and_read(topic, Path(args.home), Path(args.pool_cache) if args.pool_cache else None)
         except UserError as exc:  # the pool step refuses a topic the store holds too little on
-            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | |", flush=True)
+            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | | |", flush=True)
             continue
         encode = encode or memory_encoder(deps.settings)
         foreign = other_topic_headings(Path(args.data), topic)
@@ -146,7 +146,7 @@ def main() -> None:
         fig.update(topic=topic, pool=len(state.get("memory") or []), seconds=round(seconds, 1))
         rows.append(fig)
         print(f"| {topic} | {fig['pool']} | {fig['headings']} | {fig['one_word']} | {fig['generic']} | "
-              f"{fig['foreign']} | {fig['lexical']:.2f} | {fig['nearest']:.2f} | {fig['seconds']} |", flush=True)
+              f"{fig['foreign']} | {fig['lexical']:.2f} | {fig['nearest']:.2f} | {fig['cited']} | {fig['seconds']} |", flush=True)
         if args.show:
             for section in state["outline"]:
                 print(f"    {section['id']} {section['title']}  [{len(section.get('paper_ids') or [])}]")
@@ -158,7 +158,7 @@ def main() -> None:
     near = sum(r["nearest"] for r in rows) / max(len(rows), 1)
     print(f"| **all {len(rows)}** | | {total['headings']} | {total['one_word']} "
           f"({total['one_word'] / max(total['headings'], 1):.0%}) | {total['generic']} | {total['foreign']} | "
-          f"{lex:.2f} | {near:.2f} | |")
+          f"{lex:.2f} | {near:.2f} | {sum(r['cited'] for r in rows) / max(len(rows), 1):.0f} | |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 

@@ -87,6 +87,8 @@ _ADJECTIVE_END = ("ive", "able", "ible", "ous", "ful", "less", "ly")
 NOUNS_IN_AL = {"retrieval", "signal", "removal", "proposal", "interval", "arrival", "approval", "survival", "rehearsal",
                "trial", "material", "potential", "tutorial", "manual", "animal", "terminal", "journal", "hospital",
                "rival", "portal", "appraisal", "referral", "denial", "dismissal", "disposal", "renewal", "reversal"}
+NOUNS_IN_IC = {"topic", "logic", "music", "traffic", "clinic", "arithmetic", "epidemic", "rhetoric", "metric",
+               "graphic", "heuristic", "mechanic", "critic", "fabric", "mosaic", "relic", "tactic", "panic"}
 # Verbs that open a clause ('Mitigate Hallucinations', 'Fails to ...'): a phrase never starts with one.
 CLAUSE_VERBS = {"mitigate", "mitigates", "reduce", "improve", "enhance", "enable", "fail", "fails", "use", "uses",
                 "make", "makes", "achieve", "yield", "yields", "remain", "remains", "suffer", "suffers", "lead", "leads"}
@@ -97,7 +99,8 @@ def _noun_end(word: str) -> bool:
     """Not an adjective or adverb by its ending ('contrastive', 'generalizable', 'multimodal',
     'independently'): a phrase ending on one was cut before its noun."""
     last = word.split("-")[-1]
-    if last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL):
+    if last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
+            (last.endswith("ic") and last not in NOUNS_IN_IC):
         return False
     return last not in BOILERPLATE_NOUNS
 
@@ -110,22 +113,53 @@ def _ok_edge(word: str, banned: set[str]) -> bool:
         word not in banned
 
 
+TASK_FOLLOWERS = {"task", "benchmark", "dataset", "setting", "scenario", "application", "domain", "problem"}
+MIN_USES = 10  # uses of a phrase before the words that follow it say what kind of thing it is
+
+
+# Words after which English puts a verb or a predicate ('to detect', 'we propose', 'are prone'):
+# a word the pool mostly uses there is no concept's first or last word.
+VERB_CUES = {"to", "we", "can", "may", "could", "will", "cannot", "should", "must", "might", "would", "is", "are",
+             "be", "was", "were", "remain", "remains", "often", "also", "not"}
+VERB_SHARE = 0.3  # 'detect' 0.81, 'prone' 0.79 after a cue in the hallucination pool; nouns 0.00-0.05
+NOUNS_IN_LY = {"family", "anomaly", "assembly", "supply", "monopoly", "early", "rally", "italy", "poly"}
+
+
+def verb_like(texts: list[list[list[str]]]) -> set[str]:
+    """Words of these token runs used mostly as verbs or predicates (``VERB_SHARE`` of their uses
+    after a VERB_CUES word, at least three uses), and the -s forms of such verbs ('accelerates')."""
+    uses: Counter = Counter()
+    cued: Counter = Counter()
+    for runs in texts:
+        for run in runs:
+            before = ""
+            for word in run:
+                low = word.lower()
+                uses[low] += 1
+                cued[low] += before in VERB_CUES
+                before = low
+    verbs = {w for w, n in uses.items() if n >= 3 and cued[w] >= VERB_SHARE * n}
+    return verbs | {w for w in uses if w.endswith("s") and (w[:-1] in verbs or (w.endswith("es") and w[:-2] in verbs))}
+
+
 class _WordFacts:
     """What the n-gram filter asks of one lower-cased word, computed once per word (a 1,500-paper
     pool has ~2 million n-gram positions but only ~30,000 distinct words)."""
 
-    def __init__(self, banned: set[str]):
+    def __init__(self, banned: set[str], verbs: set[str] | frozenset = frozenset()):
         self.banned = banned
+        self.verbs = verbs
         self.cache: dict[str, tuple[str, bool, bool, bool, bool]] = {}
 
     def __call__(self, word: str) -> tuple[str, bool, bool, bool, bool]:
         """(stem, may start a phrase, may end one, may stand inside one, is only topic/stop words)."""
         found = self.cache.get(word)
         if found is None:
-            edge = _ok_edge(word, self.banned) and len(word) >= 2
+            edge = _ok_edge(word, self.banned) and len(word) >= 2 and word not in self.verbs
+            adverb = len(word) > 4 and word.endswith("ly") and word not in NOUNS_IN_LY  # 'factually incorrect'
             found = self.cache[word] = (
                 stem_word(word),
-                edge and word not in GERUND_VERBS and word not in CLAUSE_VERBS,
+                edge and word not in GERUND_VERBS and word not in CLAUSE_VERBS and not adverb,
                 edge and _noun_end(word),
                 len(word) >= 2 and (word not in STOP or word in INNER),
                 all(p in self.banned or p in STOP for p in word.split("-") if p))
@@ -165,10 +199,11 @@ class PhraseIndex:
         self.forms: dict[str, Counter] = defaultdict(Counter)  # original casing ('KV cache', 'LoRA')
         self.followers: dict[str, Counter] = defaultdict(Counter)  # next word after each occurrence
         self.banned = banned
-        facts = _WordFacts(banned)
-        for row, (title, abstract) in enumerate(zip(titles, abstracts)):
-            for target, text in ((self.in_title, title), (self.in_abstract, abstract)):
-                for run in _tokens(text):
+        runs = [(_tokens(title), _tokens(abstract)) for title, abstract in zip(titles, abstracts)]
+        facts = _WordFacts(banned, verb_like([r for pair in runs for r in pair]))
+        for row, (title_runs, abstract_runs) in enumerate(runs):
+            for target, text_runs in ((self.in_title, title_runs), (self.in_abstract, abstract_runs)):
+                for run in text_runs:
                     known = [facts(w.lower()) for w in run]
                     stems = [f[0] for f in known]
                     for i, n in _gram_spans(known):
@@ -176,6 +211,15 @@ class PhraseIndex:
                         target[key].add(row)
                         self.forms[key][" ".join(run[i:i + n])] += 1
                         self.followers[key][stems[i + n] if i + n < len(run) else ""] += 1
+
+    def task_share(self, key: str) -> float:
+        """The share of the phrase's uses followed by a word that makes it a task or a setting
+        ('question answering tasks', '... benchmarks', 'autonomous driving scenarios'): a problem the
+        methods are applied to, not a family of methods. On the tuning pools method phrases score
+        0.00-0.02 and task phrases 0.12-0.15 (benchmarks/results/outline_taxonomy.md)."""
+        found = self.followers.get(key)
+        total = sum(found.values()) if found else 0
+        return sum(found[w] for w in TASK_FOLLOWERS if w in found) / total if total >= MIN_USES else 0.0
 
     def incomplete(self, key: str) -> bool:
         """Nearly always continued by the same word ('integrating external' -> 'knowledge')."""
@@ -240,6 +284,8 @@ def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[
             if len(concepts[best].support) >= 0.8 * len(concepts[short].support):
                 fragments.add(short)
     result = []
+    for key in _acronym_duplicates(concepts):
+        fragments.add(key)
     for key, concept in concepts.items():
         if key in fragments:
             continue
@@ -252,6 +298,31 @@ def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[
                 continue
         result.append(concept)
     return sorted(result, key=lambda c: c.key)
+
+
+def short_key(key: str) -> str:
+    """The key with each hyphenated compound read as its initials ('key-value cach' -> 'kv cach')
+    and every other word cut to five letters ('robotic manipulation' = 'robot manipulation')."""
+    return " ".join("".join(p[0] for p in w.split("-") if p) if len([p for p in w.split("-") if p]) > 1 else w[:5]
+                    for w in key.split())
+
+
+def _acronym_duplicates(concepts: dict[str, Concept]) -> set[str]:
+    """Keys whose acronym form is another concept's key ('key-value cache' = 'KV cache'): the one
+    with fewer papers goes, its papers given to the other."""
+    by_short: dict[str, list[str]] = defaultdict(list)
+    for key in concepts:
+        by_short[short_key(key)].append(key)
+    dropped = set()
+    for keys in by_short.values():
+        if len(keys) > 1:
+            keep = max(keys, key=lambda k: (len(concepts[k].support), k))
+            for other in keys:
+                if other != keep:
+                    concepts[keep].strong |= concepts[other].strong
+                    concepts[keep].weak = (concepts[keep].weak | concepts[other].weak) - concepts[keep].strong
+                    dropped.add(other)
+    return dropped
 
 
 def concept_score(concept: Concept, rows: set[int] | None = None) -> float:
@@ -271,7 +342,8 @@ def overlapping_words(a: str, b: str) -> bool:
 
 
 def select_concepts(concepts: list[Concept], rows: set[int], k: int, *, min_support: int,
-                    avoid: set[str] | frozenset = frozenset(), max_overlap: float = 0.5) -> list[Concept]:
+                    avoid: set[str] | frozenset = frozenset(), max_overlap: float = 0.5,
+                    distinct_words: bool = True) -> list[Concept]:
     """Up to ``k`` phrases that together organise ``rows``: greedy on the score of the papers not yet
     covered; a phrase sharing a word with one already chosen (or with ``avoid``), or whose papers
     are mostly already covered by one chosen phrase, is skipped."""
@@ -282,7 +354,7 @@ def select_concepts(concepts: list[Concept], rows: set[int], k: int, *, min_supp
     while len(chosen) < k:
         best, best_score = None, 0.0
         for concept in pool:
-            if any(overlapping_words(concept.key, c.key) for c in chosen):
+            if distinct_words and any(overlapping_words(concept.key, c.key) for c in chosen):
                 continue
             mine = concept.support & rows
             if any(len(mine & c.support) > max_overlap * len(mine) for c in chosen):

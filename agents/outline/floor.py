@@ -15,16 +15,15 @@ entry (``paper_ids``) and become the section memory M_i.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Callable
 
 import numpy as np
 
 from ...models import normalize_title
-from ..facets import contribution_kind
 from ..text import and_list, as_data
 from .headings import validate_heading
-from .concepts import Concept, PhraseIndex, candidate_concepts, fit, select_concepts
+from .concepts import Concept, PhraseIndex, candidate_concepts, select_concepts
+from .taxonomy import TASK_SHARE, family_name, group_leaves, nameable, place_rows, select_leaves
 from .names import topic_words
 from .roles import APPLICATIONS, DOMAIN_SHORT, EVALUATION, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
 
@@ -32,8 +31,7 @@ Encode = Callable[[list[str]], np.ndarray]
 MIN_SHARE = 0.01  # a heading's phrase must organise this share of the pool (at least two papers)
 FRINGE = 0.1  # the share of the pool least similar to the topic
 SUB_SHARE = 0.05  # a subsection's phrase must organise this share of its section
-STRICT_QUANTILE = 0.25  # a paper naming no subsection phrase joins one as close as its lower quartile of papers
-SECTION_PRIOR_MIN = 1  # method sections are phrases human surveys use as headings or categories, when enough are
+MIN_LEAF = 5  # papers a subsection's phrase must organise (a subsection cites up to 8)
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -98,55 +96,6 @@ def _domain_groups(rows: list[int], ids: list[str], papers: dict[str, dict], top
     return named or groups
 
 
-# Role sections whose lone subsection is named by the kinds of work it holds ("Benchmarks and
-# Datasets"), not by a phrase a few of its titles share. Not foundations: its kinds ("Methods and
-# Surveys") would name no concept of the topic.
-KIND_NAMED_ROLES = {EVALUATION}
-KIND_LABELS = {"survey": "Surveys", "study": "Empirical Studies", "benchmark": "Benchmarks and Datasets",
-               "method": "Methods"}
-
-
-def _named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic: str, taken: set[str]) -> dict:
-    """The lone subsection of an evaluation section, named by the two kinds of work it holds most
-    ("Benchmarks, Datasets and Empirical Studies") instead of a phrase a few of them share ("Visual
-    and Action Representation")."""
-    kinds = Counter(k for k in (contribution_kind(str(papers[ids[r]].get("title") or ""),
-                                                  str(papers[ids[r]].get("abstract") or "")) for r in sub["rows"]) if k)
-    top = [KIND_LABELS[k] for k, n in kinds.most_common(2) if n >= 2]
-    # "Methods, Benchmarks and Datasets", not "Methods and Benchmarks and Datasets"
-    title = and_list([word for label in top for word in label.split(" and ")])
-    if not title or validate_heading(title, topic=topic, taken=taken - {normalize_title(sub["title"])}):
-        return sub
-    taken.discard(normalize_title(sub["title"]))
-    taken.add(normalize_title(title))
-    return {**sub, "title": title, "source": "role:kinds"}
-
-
-def _centroid(vectors: np.ndarray, rows: list[int] | set[int]) -> np.ndarray:
-    return _normalise(vectors[sorted(rows)].mean(axis=0, keepdims=True))[0]
-
-
-def _place(rows: list[int], concepts: list[Concept], vectors: np.ndarray, *, strict: bool = False) -> list[list[int]]:
-    """Every row under the phrase that fits it best: named in its title, then in its abstract, ties
-    (and rows naming none) by cosine to the phrase's papers. Each group is ordered by fit, then by
-    closeness to its centroid, so the papers about the heading come first. ``strict`` (subsections):
-    a row naming none of the phrases joins one only when it is at least as close to the phrase's
-    papers as the median paper naming it; otherwise it stays in its section's memory only."""
-    members = [sorted(c.support & set(rows)) or rows for c in concepts]
-    centroids = np.stack([_centroid(vectors, m) for m in members])
-    sims = vectors[rows] @ centroids.T
-    position = {row: i for i, row in enumerate(rows)}
-    bars = [float(np.quantile([sims[position[r], j] for r in m], STRICT_QUANTILE)) for j, m in enumerate(members)]
-    groups: list[list[tuple]] = [[] for _ in concepts]
-    for i, row in enumerate(rows):
-        fits = [fit(c, row) for c in concepts]
-        best = max(range(len(concepts)), key=lambda j: (fits[j], sims[i, j], -j))
-        if strict and not fits[best] and sims[i, best] < bars[best]:
-            continue
-        groups[best].append((-fits[best], -float(sims[i, best]), row))
-    return [[row for *_, row in sorted(group)] for group in groups]
-
-
 def _named(concepts: list[Concept], *, topic: str, taken: set[str], k: int) -> list[Concept]:
     """The first ``k`` concepts whose title is a valid, unused heading (not a system's name)."""
     kept = []
@@ -164,11 +113,11 @@ def _subsections(section_key: str, rows: list[int], concepts: list[Concept], vec
     """Concepts within one section's papers (each must add a word to the section's phrase), every row
     placed under the one that fits it best."""
     inside = [c for c in concepts if c.key != section_key and not set(c.key.split()) <= set(section_key.split())]
-    chosen = select_concepts(inside, set(rows), 3 * k, min_support=min_support)
+    chosen = select_concepts(inside, set(rows), 3 * k, min_support=min_support, distinct_words=False)
     chosen = _named(chosen, topic=topic, taken=taken, k=k)
     if not chosen:
         return []
-    return [(c, g) for c, g in zip(chosen, _place(rows, chosen, vectors, strict=True)) if g]
+    return [(c, g) for c, g in zip(chosen, place_rows(rows, chosen, vectors)) if g]
 
 
 def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,
@@ -200,56 +149,97 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
         fringe = set(np.flatnonzero(topic_sims < np.quantile(topic_sims, FRINGE)).tolist())
         concepts = [c for c in concepts if len(c.support & fringe) <= 0.5 * len(c.support)]
     forms = {c.key: c.form for c in concepts}
-    min_size = max(2 * n_subsections, 4)
-    fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_size)
+    task_keys = {c.key for c in concepts if index.task_share(c.key) >= TASK_SHARE}
+    min_leaf = max(MIN_LEAF, min_support)
+    # a role section holds at least half an even share of the pool: six application papers of 620
+    # are no section ('Applications' with 'Medicine' and 'Finance' of two papers each)
+    min_role = max(2 * n_subsections, MIN_LEAF, round(len(ids) / (2 * n_sections)))
+    fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_role)
     taken: set[str] = set()
     sections: list[dict] = []
-    known = [c for c in concepts if c.prior >= SECTION_PRIOR_MIN or c.related]
-    heads = select_concepts(known, set(method_rows), 3 * n_methods, min_support=max(min_size, 2 * min_support))
-    if len(heads) < n_methods:  # too few phrases the literature names parts by: any phrase of the pool
-        heads = select_concepts(concepts, set(method_rows), 3 * n_methods, min_support=max(min_size, 2 * min_support))
-    heads = _named(heads, topic=topic, taken=taken, k=n_methods)
-    if heads:
-        for concept, rows in zip(heads, _place(method_rows, heads, vectors)):
-            if rows:
-                sections.append({"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows,
-                                 "source": "concepts"})
-    elif method_rows:
-        title = f"Methods for {topic}" if len(topic) <= 40 else f"Methods for {topic.split(' for ')[0]}"
-        sections.append({"title": title, "key": "", "role": METHODS, "rows": method_rows, "source": "role:methods"})
-        taken.add(normalize_title(title))
     for role, rows in fixed:
         title = role_heading(role, topic)
-        taken.add(normalize_title(title))
+        if role == APPLICATIONS:
+            subs = [{"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]}
+                    for name, members in _domain_groups(rows, ids, papers, topic, n_subsections)]
+        else:
+            placed = _subsections("", rows, [c for c in concepts if c.key not in task_keys], vectors,
+                                  k=n_subsections, min_support=max(MIN_LEAF, round(SUB_SHARE * len(rows))),
+                                  topic=topic, taken=taken)
+            subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
+        if not subs:  # no phrase organises its papers: they are organised with the methods
+            method_rows = sorted(method_rows + rows)
+            n_methods += 1
+            continue
+        taken |= {normalize_title(title)} | {normalize_title(sub["title"]) for sub in subs}
         sections.append({"title": title, "key": "", "role": role, "rows": _central_order(vectors, rows)[0],
-                         "source": f"role:{role}"})
+                         "source": f"role:{role}", "subs": subs})
+    sections += _method_sections(method_rows, concepts, task_keys, vectors, n_methods=n_methods,
+                                 n_subsections=n_subsections, min_leaf=min_leaf, topic=topic, taken=taken)
     order = learn_roles(demos or [])[0]
     sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
     result = []
     for section in sections:
-        rows = section["rows"]
-        if section["role"] == APPLICATIONS:
-            subs = []
-            for name, members in _domain_groups(rows, ids, papers, topic, n_subsections):
-                taken.add(normalize_title(name))
-                subs.append({"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]})
-        else:
-            placed = _subsections(section["key"], rows, concepts, vectors, k=n_subsections,
-                                  min_support=max(2, min_support, round(SUB_SHARE * len(rows))),
-                                  topic=topic, taken=taken)
-            subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
-            if not subs:  # no phrase organises two of its papers: one subsection named by their kinds
-                subs = [{"title": section["title"], "terms": [], "source": "role:kinds", "rows": rows}]
-                subs[0] = _named_by_kinds(subs[0], ids, papers, topic=topic, taken=taken)
-                if subs[0]["title"] == section["title"]:
-                    subs[0]["title"] = f"{section['title']} Methods"
-                    taken.add(normalize_title(subs[0]["title"]))
-            elif len(subs) == 1 and section["role"] in KIND_NAMED_ROLES:
-                subs[0] = _named_by_kinds(subs[0], ids, papers, topic=topic, taken=taken)
+        subs = section.pop("subs")
         section["terms"] = [section["key"]] if section["key"] else [t for sub in subs for t in sub["terms"][:1]]
         result.append(_entry(section, ids, papers, forms) | {
             "role": section["role"], "subsections": [_entry(sub, ids, papers, forms) for sub in subs]})
     return result
+
+
+def _method_sections(rows: list[int], concepts: list[Concept], task_keys: set[str], vectors: np.ndarray, *,
+                     n_methods: int, n_subsections: int, min_leaf: int, topic: str, taken: set[str]) -> list[dict]:
+    """Method families (taxonomy.py): leaves first, grouped into families, each family named by the
+    phrase that covers it; its subsections are its other leaves (at most ``n_subsections``)."""
+    if not rows:
+        return []
+    usable = [c for c in concepts if c.key not in task_keys]
+    k = n_methods * (n_subsections + 1)
+    max_leaf = max(2 * min_leaf, len(rows) // n_methods)  # an even section's share of the method papers
+    leaves = _named(select_leaves(usable, rows, 3 * k, min_leaf=min_leaf, max_leaf=max_leaf, task_keys=task_keys),
+                    topic=topic, taken=set(taken), k=k)
+    if len(leaves) < n_methods:  # too few method phrases (a small pool): its problems organise it
+        usable = concepts
+        leaves = _named(select_leaves(concepts, rows, 3 * k, min_leaf=min_leaf, max_leaf=max_leaf, task_keys=set()),
+                        topic=topic, taken=set(taken), k=k)
+    if not leaves:
+        title = f"Methods for {topic}" if len(topic) <= 40 else f"Methods for {topic.split(' for ')[0]}"
+        taken.add(normalize_title(title))
+        return [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:methods",
+                 "subs": [{"title": title, "terms": [], "source": "role:methods", "rows": rows}]}]
+    groups = place_rows(rows, leaves, vectors)
+    keep = [i for i, g in enumerate(groups) if g]
+    leaves, groups = [leaves[i] for i in keep], [groups[i] for i in keep]
+    method_set = set(rows)
+    names = [c for c in usable if nameable(c, method_set, min_leaf) and not is_system_name(c.title())
+             and not validate_heading(c.title(), topic=topic, taken=taken)]
+    sections = []
+    for family in group_leaves(groups, leaves, vectors, rows, n_methods):
+        members = [leaves[i] for i in family]
+        family_rows = sorted(r for i in family for r in groups[i])
+        head = family_name(set(family_rows), method_set, members,
+                           [c for c in names if normalize_title(c.title()) not in taken], set())
+        if validate_heading(head.title(), topic=topic, taken=taken):
+            continue  # its name is taken by an earlier family: the rows stay in M, unplaced
+        taken.add(normalize_title(head.title()))
+        subs_concepts = [c for c in members if c.key != head.key
+                         and not validate_heading(c.title(), topic=topic, taken=taken)]
+        if len(subs_concepts) > n_subsections:  # the largest leaves, the others' papers re-placed among them
+            subs_concepts = sorted(subs_concepts, key=lambda c: -len(groups[leaves.index(c)]))[:n_subsections]
+        placed = [(c, g) for c, g in zip(subs_concepts, place_rows(family_rows, subs_concepts, vectors)) if g]
+        if len(placed) < 2:  # one leaf or none besides the name: the phrases inside the family
+            placed = _subsections(head.key, family_rows, usable, vectors, k=n_subsections,
+                                  min_support=max(MIN_LEAF, round(SUB_SHARE * len(family_rows))), topic=topic,
+                                  taken=taken) or placed
+        if not placed:
+            taken.discard(normalize_title(head.title()))
+            continue
+        taken |= {normalize_title(c.title()) for c, _ in placed}
+        sections.append({"title": head.title(), "key": head.key, "role": METHODS, "rows": family_rows,
+                         "source": "concepts",
+                         "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g}
+                                  for c, g in placed]})
+    return sections
 
 
 def _entry(item: dict, ids: list[str], papers: dict[str, dict], forms: dict[str, str]) -> dict:
