@@ -87,6 +87,9 @@ _ADJECTIVE_END = ("ive", "able", "ible", "ous", "ful", "less", "ly")
 NOUNS_IN_AL = {"retrieval", "signal", "removal", "proposal", "interval", "arrival", "approval", "survival", "rehearsal",
                "trial", "material", "potential", "tutorial", "manual", "animal", "terminal", "journal", "hospital",
                "rival", "portal", "appraisal", "referral", "denial", "dismissal", "disposal", "renewal", "reversal"}
+# Generic head nouns that open real concepts ('model compression', 'model merging', 'network pruning',
+# 'system prompts') though they never end one ('language model', 'recommender system').
+OPENING_HEADS = {"model", "network", "system"}
 NOUNS_IN_IC = {"topic", "logic", "music", "traffic", "clinic", "arithmetic", "epidemic", "rhetoric", "metric",
                "graphic", "heuristic", "mechanic", "critic", "fabric", "mosaic", "relic", "tactic", "panic"}
 # Verbs that open a clause ('Mitigate Hallucinations', 'Fails to ...'): a phrase never starts with one.
@@ -156,10 +159,13 @@ class _WordFacts:
         found = self.cache.get(word)
         if found is None:
             edge = _ok_edge(word, self.banned) and len(word) >= 2 and word not in self.verbs
+            # a participle opens concepts ('structured pruning', 'distributed training') but ends none
+            opens = edge or ((word in OPENING_HEADS or (_participle(word) and _ok_edge(word[:-2] + "e", self.banned)))
+                             and word not in self.banned and word not in EDGE_BAN and word not in self.verbs)
             adverb = len(word) > 4 and word.endswith("ly") and word not in NOUNS_IN_LY  # 'factually incorrect'
             found = self.cache[word] = (
                 stem_word(word),
-                edge and word not in GERUND_VERBS and word not in CLAUSE_VERBS and not adverb,
+                opens and word not in GERUND_VERBS and word not in CLAUSE_VERBS and not adverb,
                 edge and _noun_end(word),
                 len(word) >= 2 and (word not in STOP or word in INNER),
                 all(p in self.banned or p in STOP for p in word.split("-") if p))
@@ -227,7 +233,8 @@ class PhraseIndex:
         if not found or sum(found.values()) < 2:
             return False
         word, count = found.most_common(1)[0]
-        return bool(word) and count >= 0.7 * sum(found.values())
+        # a preposition after it ('model compression by ...') ends the phrase, it does not continue it
+        return bool(word) and word not in STOP and count >= 0.7 * sum(found.values())
 
     def form(self, key: str) -> str:
         found = self.forms.get(key)

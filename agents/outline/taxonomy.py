@@ -54,12 +54,15 @@ def place_rows(rows: list[int], concepts: list[Concept], vectors: np.ndarray) ->
     return [[row for *_, row in sorted(group)] for group in groups]
 
 
-def _leaf_similarity(groups: list[list[int]], leaves: list[Concept], vectors: np.ndarray, rows: list[int]) -> np.ndarray:
+def _leaf_similarity(groups: list[list[int]], leaves: list[Concept], rows: list[int], vectors: np.ndarray) -> np.ndarray:
     """Pairwise: the larger of shared papers (over the smaller support) and the cosine of the
-    groups' centroids around the method papers' mean (in one field every raw centroid is close)."""
-    mean = vectors[rows].mean(axis=0)
-    centroids = _unit(np.stack([vectors[g].mean(axis=0) - mean for g in groups]))
-    cosine = np.clip(centroids @ centroids.T, 0.0, 1.0)
+    groups' centroids, rescaled to [0, 1] over the pairs (in one field every raw cosine is close to
+    the others; only their order says which leaves are kin)."""
+    centroids = _unit(np.stack([vectors[g].mean(axis=0) for g in groups]))
+    cosine = centroids @ centroids.T
+    off = cosine[~np.eye(len(groups), dtype=bool)]
+    low, high = (float(off.min()), float(off.max())) if off.size else (0.0, 1.0)
+    cosine = np.clip((cosine - low) / max(high - low, 1e-9), 0.0, 1.0)
     scope = set(rows)
     supports = [c.support & scope for c in leaves]
     shared = np.array([[len(a & b) / max(min(len(a), len(b)), 1) for b in supports] for a in supports])
@@ -73,7 +76,7 @@ def group_leaves(groups: list[list[int]], leaves: list[Concept], vectors: np.nda
         return [[i] for i in range(len(leaves))]
     from sklearn.cluster import AgglomerativeClustering
 
-    similarity = _leaf_similarity(groups, leaves, vectors, rows)
+    similarity = _leaf_similarity(groups, leaves, rows, vectors)
     labels = AgglomerativeClustering(n_clusters=n_families, metric="precomputed", linkage="average").fit_predict(
         1.0 - similarity)
     families = [[i for i in range(len(leaves)) if labels[i] == f] for f in range(n_families)]
