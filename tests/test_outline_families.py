@@ -48,13 +48,15 @@ def test_families_are_named_by_the_phrase_that_covers_their_leaves():
 
 
 def _index(titles: list[str], abstracts: list[str]) -> PhraseIndex:
-    return PhraseIndex(titles, abstracts, {"llm", "llms"})
+    """The papers and twelve unrelated ones (a phrase in more than 40% of a pool is its topic)."""
+    padding = [f"Unrelated Note {word}" for word in "abcdefghijkl"]
+    return PhraseIndex(titles + padding, abstracts + [""] * len(padding), {"llm", "llms"})
 
 
 def test_verbs_predicates_and_adverbs_end_no_concept_phrase():
     abstracts = [f"We aim to detect hallucinations in answer {i}. Outputs are prone to errors and are often "
-                 f"factually incorrect. Speculative decoding accelerates generation. Methods that accelerate "
-                 f"decoding and can accelerate serving help." for i in range(6)]
+                 f"factually incorrect. Speculative decoding accelerates generation; with speculative decoding "
+                 f"{'we' if i % 2 else 'one'} can accelerate serving and to accelerate decoding helps." for i in range(6)]
     titles = [f"Detect Hallucinations with Probe {i}" for i in range(6)]
     keys = {c.key for c in candidate_concepts(_index(titles, abstracts), min_support=2)}
     for fragment in (["detect", "hallucinations"], ["factually", "incorrect"], ["decoding", "accelerates"],
@@ -64,8 +66,8 @@ def test_verbs_predicates_and_adverbs_end_no_concept_phrase():
 
 
 def test_acronym_and_spelling_variants_are_one_concept():
-    titles = [f"KV Cache Eviction {i}" for i in range(4)] + [f"Key-Value Cache Eviction Study {i}" for i in range(3)] + \
-        [f"Robotic Manipulation Policy {i}" for i in range(3)] + [f"Robot Manipulation Skills {i}" for i in range(3)]
+    titles = [f"KV Cache Eviction {i}" for i in range(4)] + [f"Key-Value Cache Eviction for Agents {i}" for i in range(3)] + \
+        [f"Robotic Manipulation for Task {i}" for i in range(3)] + [f"Robot Manipulation with Tool {i}" for i in range(3)]
     concepts = candidate_concepts(_index(titles, [""] * len(titles)), min_support=2)
     keys = {c.key for c in concepts}
     assert stem_key(["kv", "cache", "eviction"]) in keys and stem_key(["key-value", "cache", "eviction"]) not in keys

@@ -160,8 +160,8 @@ class _WordFacts:
         if found is None:
             edge = _ok_edge(word, self.banned) and len(word) >= 2 and word not in self.verbs
             # a participle opens concepts ('structured pruning', 'distributed training') but ends none
-            opens = edge or ((word in OPENING_HEADS or (_participle(word) and _ok_edge(word[:-2] + "e", self.banned)))
-                             and word not in self.banned and word not in EDGE_BAN and word not in self.verbs)
+            opens = edge or (word not in self.banned and word not in self.verbs and (
+                word in OPENING_HEADS or (_participle(word) and word not in EDGE_BAN and _ok_edge(word[:-2] + "e", self.banned))))
             adverb = len(word) > 4 and word.endswith("ly") and word not in NOUNS_IN_LY  # 'factually incorrect'
             found = self.cache[word] = (
                 stem_word(word),
