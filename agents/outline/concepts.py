@@ -95,14 +95,15 @@ NOUNS_IN_IC = {"topic", "logic", "music", "traffic", "clinic", "arithmetic", "ep
 # Verbs that open a clause ('Mitigate Hallucinations', 'Fails to ...'): a phrase never starts with one.
 CLAUSE_VERBS = {"mitigate", "mitigates", "reduce", "improve", "enhance", "enable", "fail", "fails", "use", "uses",
                 "make", "makes", "achieve", "yield", "yields", "remain", "remains", "suffer", "suffers", "lead", "leads"}
-BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "github", "result", "paper", "manuscript"}
+BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "github", "result", "paper", "manuscript",
+                     "report", "reports"}
 
 
 def _noun_end(word: str) -> bool:
     """Not an adjective or adverb by its ending ('contrastive', 'generalizable', 'multimodal',
     'independently'): a phrase ending on one was cut before its noun."""
     last = word.split("-")[-1]
-    if last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
+    if last.endswith(("'s", "'")) or last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
             (last.endswith("ic") and last not in NOUNS_IN_IC):
         return False
     return last not in BOILERPLATE_NOUNS
@@ -116,8 +117,19 @@ def _ok_edge(word: str, banned: set[str]) -> bool:
         word not in banned
 
 
+def _topic_word(word: str, banned: set[str]) -> bool:
+    return all(p in banned or p in STOP for p in word.split("-") if p)
+
+
 TASK_FOLLOWERS = {"task", "benchmark", "dataset", "setting", "scenario", "application", "domain", "problem"}
-MIN_USES = 10  # uses of a phrase before the words that follow it say what kind of thing it is
+MIN_USES = 10  # uses of a phrase before the words around it say what kind of thing it is
+# Words before a measure ('reduces memory usage', 'high computational costs', 'faster rendering speed').
+MEASURE_CUES = {f"{stem}{end}" for stem in ("reduc", "lower", "decreas", "increas", "improv", "sav", "minimiz", "minimis",
+                                             "maximiz", "maximis", "boost", "cut", "higher", "less", "fewer")
+                for end in ("", "e", "es", "ed", "ing", "s")} | {
+    "high", "low", "significant", "substantial", "considerable", "excessive", "prohibitive", "massive", "huge",
+    "heavy", "additional", "extra", "lower", "higher", "faster", "greater", "better", "reduced", "increased",
+    "overall", "total", "average", "peak", "limited", "minimal", "negligible", "marginal"}
 
 
 # Words after which English puts a verb or a predicate ('to detect', 'we propose', 'are prone'):
@@ -155,13 +167,16 @@ class _WordFacts:
         self.cache: dict[str, tuple[str, bool, bool, bool, bool]] = {}
 
     def __call__(self, word: str) -> tuple[str, bool, bool, bool, bool]:
-        """(stem, may start a phrase, may end one, may stand inside one, is only topic/stop words)."""
+        """(stem, may start a phrase, may end one, may stand inside one, is only topic/stop words).
+        A topic word may stand at one end of a phrase ('adaptive retrieval', 'inference engines' of
+        their topics), never at both (_gram_spans): the topic's own phrases name no part of it."""
         found = self.cache.get(word)
         if found is None:
-            edge = _ok_edge(word, self.banned) and len(word) >= 2 and word not in self.verbs
+            topic = _topic_word(word, self.banned)
+            edge = _ok_edge(word, set() if topic else self.banned) and len(word) >= 2 and word not in self.verbs
             # a participle opens concepts ('structured pruning', 'distributed training') but ends none
-            opens = edge or (word not in self.banned and word not in self.verbs and (
-                word in OPENING_HEADS or (_participle(word) and word not in EDGE_BAN and _ok_edge(word[:-2] + "e", self.banned))))
+            opens = edge or (word not in self.verbs and (
+                word in OPENING_HEADS or (_participle(word) and word not in EDGE_BAN and _ok_edge(word[:-2] + "e", set()))))
             adverb = len(word) > 4 and word.endswith("ly") and word not in NOUNS_IN_LY  # 'factually incorrect'
             found = self.cache[word] = (
                 stem_word(word),
@@ -181,7 +196,7 @@ def _gram_spans(facts: list[tuple], n_max: int = MAX_WORDS):
             last = facts[i + n - 1]
             if n > 2 and not facts[i + n - 2][3]:
                 break  # a stop word inside: every longer gram from i has it too
-            if last[2] and not all(f[4] for f in facts[i:i + n]):
+            if last[2] and not (first[4] and last[4]) and not all(f[4] for f in facts[i:i + n]):
                 yield i, n
 
 
@@ -204,6 +219,7 @@ class PhraseIndex:
         self.in_abstract: dict[str, set[int]] = defaultdict(set)
         self.forms: dict[str, Counter] = defaultdict(Counter)  # original casing ('KV cache', 'LoRA')
         self.followers: dict[str, Counter] = defaultdict(Counter)  # next word after each occurrence
+        self.preceders: dict[str, Counter] = defaultdict(Counter)  # word before each occurrence
         self.banned = banned
         runs = [(_tokens(title), _tokens(abstract)) for title, abstract in zip(titles, abstracts)]
         facts = _WordFacts(banned, verb_like([r for pair in runs for r in pair]))
@@ -217,6 +233,7 @@ class PhraseIndex:
                         target[key].add(row)
                         self.forms[key][" ".join(run[i:i + n])] += 1
                         self.followers[key][stems[i + n] if i + n < len(run) else ""] += 1
+                        self.preceders[key][run[i - 1].lower() if i else ""] += 1
 
     def task_share(self, key: str) -> float:
         """The share of the phrase's uses followed by a word that makes it a task or a setting
@@ -226,6 +243,14 @@ class PhraseIndex:
         found = self.followers.get(key)
         total = sum(found.values()) if found else 0
         return sum(found[w] for w in TASK_FOLLOWERS if w in found) / total if total >= MIN_USES else 0.0
+
+    def measure_share(self, key: str) -> float:
+        """The share of the phrase's uses after a word that changes or sizes a quantity ('reduces
+        computational costs', 'high token usage', 'improve rendering speed'): a measure methods
+        move, not a family of methods."""
+        found = self.preceders.get(key)
+        total = sum(found.values()) if found else 0
+        return sum(found[w] for w in MEASURE_CUES if w in found) / total if total >= MIN_USES else 0.0
 
     def incomplete(self, key: str) -> bool:
         """Nearly always continued by the same word ('integrating external' -> 'knowledge')."""
@@ -257,6 +282,11 @@ def _contains(longer: str, shorter: str) -> bool:
 
 
 MIN_LIFT = 3.0  # a phrase this much more common in the pool than in the background names a part of the field
+# Disciplines name a whole field, never a part of one ('Machine Learning' heading a section of a
+# federated learning survey says nothing about what its papers do).
+DISCIPLINES = {"machine learning", "deep learning", "neural networks", "deep neural networks", "artificial intelligence",
+               "computer vision", "natural language processing", "data science", "data mining", "signal processing",
+               "pattern recognition", "computer science", "information retrieval", "robotics research"}
 
 
 def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[str, int] | None = None,
@@ -291,6 +321,7 @@ def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[
             if len(concepts[best].support) >= 0.8 * len(concepts[short].support):
                 fragments.add(short)
     result = []
+    fragments |= {stem_key(d.split()) for d in DISCIPLINES}
     for key in _acronym_duplicates(concepts):
         fragments.add(key)
     for key, concept in concepts.items():
@@ -315,11 +346,27 @@ def short_key(key: str) -> str:
 
 
 def _acronym_duplicates(concepts: dict[str, Concept]) -> set[str]:
-    """Keys whose acronym form is another concept's key ('key-value cache' = 'KV cache'): the one
-    with fewer papers goes, its papers given to the other."""
+    """Keys whose acronym form is another concept's key ('key-value cache' = 'KV cache'), or that
+    differ only by a hyphen ('KV-cache compression' = 'KV cache compression'): the one with fewer
+    papers goes, its papers given to the other."""
+    parent = {key: key for key in concepts}
+
+    def root(key: str) -> str:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    first: dict[str, str] = {}
+    for key in sorted(concepts):
+        for variant in {short_key(key), short_key(key.replace("-", " "))}:
+            if variant in first:
+                parent[root(key)] = root(first[variant])
+            else:
+                first[variant] = key
     by_short: dict[str, list[str]] = defaultdict(list)
     for key in concepts:
-        by_short[short_key(key)].append(key)
+        by_short[root(key)].append(key)
     dropped = set()
     for keys in by_short.values():
         if len(keys) > 1:

@@ -23,7 +23,7 @@ from ...models import normalize_title
 from ..text import and_list, as_data
 from .headings import validate_heading
 from .concepts import Concept, PhraseIndex, candidate_concepts, select_concepts
-from .taxonomy import TASK_SHARE, family_name, group_leaves, nameable, place_rows, select_leaves
+from .taxonomy import MEASURE_SHARE, TASK_SHARE, choose_families, nameable, place_rows, titled
 from .names import topic_words
 from .roles import APPLICATIONS, DOMAIN_SHORT, EVALUATION, METHODS, domain_of, is_system_name, learn_roles, paper_role, role_heading
 
@@ -32,6 +32,7 @@ MIN_SHARE = 0.01  # a heading's phrase must organise this share of the pool (at 
 FRINGE = 0.1  # the share of the pool least similar to the topic
 SUB_SHARE = 0.05  # a subsection's phrase must organise this share of its section
 MIN_LEAF = 5  # papers a subsection's phrase must organise (a subsection cites up to 8)
+FLAT_LEAF = 3  # the same in a pool too small for families (a subsection of three works beats none)
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -85,7 +86,7 @@ def _domain_groups(rows: list[int], ids: list[str], papers: dict[str, dict], top
     head = big[: max(k - 1, 1)]
     tail = [kv for kv in ranked if kv not in head]
     groups = [(name, members) for name, members in head]
-    if tail:
+    if sum(len(members) for _, members in tail) >= MIN_DOMAIN:  # fewer: too few works for a subsection
         names = [DOMAIN_SHORT.get(name, name) for name, _ in tail if name]
         groups.append((and_list(names) if names else "", sorted(r for _, members in tail for r in members)))
     # an unnamed group (no domain word) joins the largest named one
@@ -149,7 +150,8 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
         fringe = set(np.flatnonzero(topic_sims < np.quantile(topic_sims, FRINGE)).tolist())
         concepts = [c for c in concepts if len(c.support & fringe) <= 0.5 * len(c.support)]
     forms = {c.key: c.form for c in concepts}
-    task_keys = {c.key for c in concepts if index.task_share(c.key) >= TASK_SHARE}
+    # tasks ('question answering') and measures ('memory usage') head no part of a role section either
+    plain = [c for c in concepts if index.task_share(c.key) < TASK_SHARE and index.measure_share(c.key) < MEASURE_SHARE]
     min_leaf = max(MIN_LEAF, min_support)
     # a role section holds at least half an even share of the pool: six application papers of 620
     # are no section ('Applications' with 'Medicine' and 'Finance' of two papers each)
@@ -163,7 +165,7 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
             subs = [{"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]}
                     for name, members in _domain_groups(rows, ids, papers, topic, n_subsections)]
         else:
-            placed = _subsections("", rows, [c for c in concepts if c.key not in task_keys], vectors,
+            placed = _subsections("", rows, [c for c in plain if titled(c, set(rows), MIN_LEAF)], vectors,
                                   k=n_subsections, min_support=max(MIN_LEAF, round(SUB_SHARE * len(rows))),
                                   topic=topic, taken=taken)
             subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
@@ -174,7 +176,7 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
         taken |= {normalize_title(title)} | {normalize_title(sub["title"]) for sub in subs}
         sections.append({"title": title, "key": "", "role": role, "rows": _central_order(vectors, rows)[0],
                          "source": f"role:{role}", "subs": subs})
-    sections += _method_sections(method_rows, concepts, task_keys, vectors, n_methods=n_methods,
+    sections += _method_sections(method_rows, concepts, index, vectors, n_methods=n_methods,
                                  n_subsections=n_subsections, min_leaf=min_leaf, topic=topic, taken=taken)
     order = learn_roles(demos or [])[0]
     sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
@@ -187,59 +189,46 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     return result
 
 
-def _method_sections(rows: list[int], concepts: list[Concept], task_keys: set[str], vectors: np.ndarray, *,
+def _method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex, vectors: np.ndarray, *,
                      n_methods: int, n_subsections: int, min_leaf: int, topic: str, taken: set[str]) -> list[dict]:
-    """Method families (taxonomy.py): leaves first, grouped into families, each family named by the
-    phrase that covers it; its subsections are its other leaves (at most ``n_subsections``)."""
+    """Method families (taxonomy.py): sections are phrases that subsume two or more narrower
+    phrases, which are their subsections. Task phrases name sections only when method phrases
+    leave section slots empty (a small pool: its problems organise it)."""
     if not rows:
         return []
-    usable = [c for c in concepts if c.key not in task_keys]
-    k = n_methods * (n_subsections + 1)
-    max_leaf = max(2 * min_leaf, len(rows) // n_methods)  # an even section's share of the method papers
-    leaves = _named(select_leaves(usable, rows, 3 * k, min_leaf=min_leaf, max_leaf=max_leaf, task_keys=task_keys),
-                    topic=topic, taken=set(taken), k=k)
-    if len(leaves) < n_methods:  # too few method phrases (a small pool): its problems organise it
-        usable = concepts
-        leaves = _named(select_leaves(concepts, rows, 3 * k, min_leaf=min_leaf, max_leaf=max_leaf, task_keys=set()),
-                        topic=topic, taken=set(taken), k=k)
-    if not leaves:
+    scope = set(rows)
+    tasks = {c.key for c in concepts if index.task_share(c.key) >= TASK_SHARE}
+    measures = {c.key for c in concepts if index.measure_share(c.key) >= MEASURE_SHARE}
+
+    def valid(concept: Concept, seen: set[str]) -> bool:
+        return not is_system_name(concept.title()) and not validate_heading(concept.title(), topic=topic, taken=seen)
+
+    usable = [c for c in concepts if c.key not in measures and valid(c, set(taken))]
+    leaves = [c for c in usable if c.key not in tasks and titled(c, scope, min_leaf)]
+    names = [c for c in usable if c.key not in tasks and nameable(c, scope, min_leaf)]
+    families = choose_families(rows, names, leaves, vectors, n_families=n_methods, n_subsections=n_subsections,
+                               min_leaf=min_leaf, taken=taken, valid=valid)
+    rest = sorted(scope - {r for f in families for r in f.rows})
+    if len(families) < n_methods and rest:
+        # slots left: the problems of the papers no method family holds may organise them
+        used = {c.key for f in families for c in [f.name, *(c for c, _ in f.subs)]}
+        left = [c for c in usable if c.key not in used]
+        families += choose_families(rest, [c for c in left if nameable(c, scope, min_leaf)],
+                                    [c for c in left if titled(c, scope, min_leaf)], vectors,
+                                    n_families=n_methods - len(families), n_subsections=n_subsections,
+                                    min_leaf=min_leaf, taken=taken, valid=valid)
+    if not families:  # no phrase subsumes two others (a small pool): one method section of its phrases
         title = f"Methods for {topic}" if len(topic) <= 40 else f"Methods for {topic.split(' for ')[0]}"
         taken.add(normalize_title(title))
-        return [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:methods",
-                 "subs": [{"title": title, "terms": [], "source": "role:methods", "rows": rows}]}]
-    groups = place_rows(rows, leaves, vectors)
-    keep = [i for i, g in enumerate(groups) if g]
-    leaves, groups = [leaves[i] for i in keep], [groups[i] for i in keep]
-    method_set = set(rows)
-    names = [c for c in usable if nameable(c, method_set, min_leaf) and not is_system_name(c.title())
-             and not validate_heading(c.title(), topic=topic, taken=taken)]
-    sections = []
-    for family in group_leaves(groups, leaves, vectors, rows, n_methods):
-        members = [leaves[i] for i in family]
-        family_rows = sorted(r for i in family for r in groups[i])
-        head = family_name(set(family_rows), method_set, members,
-                           [c for c in names if normalize_title(c.title()) not in taken], set())
-        if validate_heading(head.title(), topic=topic, taken=taken):
-            continue  # its name is taken by an earlier family: the rows stay in M, unplaced
-        taken.add(normalize_title(head.title()))
-        subs_concepts = [c for c in members if c.key != head.key
-                         and not validate_heading(c.title(), topic=topic, taken=taken)]
-        if len(subs_concepts) > n_subsections:  # the largest leaves, the others' papers re-placed among them
-            subs_concepts = sorted(subs_concepts, key=lambda c: -len(groups[leaves.index(c)]))[:n_subsections]
-        placed = [(c, g) for c, g in zip(subs_concepts, place_rows(family_rows, subs_concepts, vectors)) if g]
-        if len(placed) < 2:  # one leaf or none besides the name: the phrases inside the family
-            placed = _subsections(head.key, family_rows, usable, vectors, k=n_subsections,
-                                  min_support=max(MIN_LEAF, round(SUB_SHARE * len(family_rows))), topic=topic,
-                                  taken=taken) or placed
-        if not placed:
-            taken.discard(normalize_title(head.title()))
-            continue
-        taken |= {normalize_title(c.title()) for c, _ in placed}
-        sections.append({"title": head.title(), "key": head.key, "role": METHODS, "rows": family_rows,
-                         "source": "concepts",
-                         "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g}
-                                  for c, g in placed]})
-    return sections
+        placed = _subsections("", rows, [c for c in usable if titled(c, scope, min_leaf)], vectors, k=n_subsections,
+                              min_support=FLAT_LEAF, topic=topic, taken=taken)
+        subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed] or \
+            [{"title": title, "terms": [], "source": "role:methods", "rows": rows}]
+        taken |= {normalize_title(sub["title"]) for sub in subs}
+        return [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:methods", "subs": subs}]
+    return [{"title": f.name.title(), "key": f.name.key, "role": METHODS, "rows": f.rows, "source": "concepts",
+             "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in f.subs]}
+            for f in families]
 
 
 def _entry(item: dict, ids: list[str], papers: dict[str, dict], forms: dict[str, str]) -> dict:
