@@ -53,7 +53,7 @@ GERUND_VERBS = set("""integrating enhancing improving leveraging incorporating c
     investigating rethinking revisiting understanding empowering unlocking unleashing advancing harnessing augmenting
     utilizing employing adapting aligning selecting optimizing ensuring maintaining capturing exploiting handling
     supporting guiding making building towards scaling teaching training making turning assessing benchmarking
-    measuring analyzing characterizing quantifying detecting""".split())
+    measuring analyzing characterizing quantifying detecting accelerating""".split())
 
 
 def stem_key(words: list[str]) -> str:
@@ -95,6 +95,8 @@ NOUNS_IN_IC = {"topic", "logic", "music", "traffic", "clinic", "arithmetic", "ep
 # Verbs that open a clause ('Mitigate Hallucinations', 'Fails to ...'): a phrase never starts with one.
 CLAUSE_VERBS = {"mitigate", "mitigates", "reduce", "improve", "enhance", "enable", "fail", "fails", "use", "uses",
                 "make", "makes", "achieve", "yield", "yields", "remain", "remains", "suffer", "suffers", "lead", "leads"}
+IRREGULAR_PARTICIPLES = {"spoken", "written", "driven", "given", "hidden", "taken", "chosen", "known", "shown", "grown",
+                         "drawn", "broken", "frozen", "proven", "unseen", "seen", "built", "made", "held", "led"}
 BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "github", "result", "paper", "manuscript",
                      "report", "reports"}
 
@@ -103,7 +105,7 @@ def _noun_end(word: str) -> bool:
     """Not an adjective or adverb by its ending ('contrastive', 'generalizable', 'multimodal',
     'independently'): a phrase ending on one was cut before its noun."""
     last = word.split("-")[-1]
-    if last.endswith(("'s", "'")) or last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
+    if last.endswith(("'s", "'")) or last in IRREGULAR_PARTICIPLES or last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
             (last.endswith("ic") and last not in NOUNS_IN_IC):
         return False
     return last not in BOILERPLATE_NOUNS

@@ -158,26 +158,26 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     min_role = max(2 * n_subsections, MIN_LEAF, round(len(ids) / (2 * n_sections)))
     fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_role)
     taken: set[str] = set()
-    sections: list[dict] = []
+    # method families name themselves first: the phrases that organise the most papers are theirs
+    # ('hallucination detection' heads a family, not a subsection of the benchmarks)
+    sections = _method_sections(method_rows, concepts, index, vectors, n_methods=n_methods,
+                                n_subsections=n_subsections, min_leaf=min_leaf, topic=topic, taken=taken)
     for role, rows in fixed:
         title = role_heading(role, topic)
         if role == APPLICATIONS:
             subs = [{"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]}
                     for name, members in _domain_groups(rows, ids, papers, topic, n_subsections)]
         else:
-            placed = _subsections("", rows, [c for c in plain if titled(c, set(rows), MIN_LEAF)], vectors,
-                                  k=n_subsections, min_support=max(MIN_LEAF, round(SUB_SHARE * len(rows))),
-                                  topic=topic, taken=taken)
+            inside = [c for c in plain if titled(c, set(rows), MIN_LEAF)]
+            placed = _subsections("", rows, inside, vectors, k=n_subsections,
+                                  min_support=max(MIN_LEAF, round(SUB_SHARE * len(rows))), topic=topic, taken=taken) or \
+                _subsections("", rows, inside, vectors, k=n_subsections, min_support=FLAT_LEAF, topic=topic, taken=taken)
             subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
-        if not subs:  # no phrase organises its papers: they are organised with the methods
-            method_rows = sorted(method_rows + rows)
-            n_methods += 1
+        if not subs:  # no phrase organises its papers: they stay in the pool, under no heading
             continue
         taken |= {normalize_title(title)} | {normalize_title(sub["title"]) for sub in subs}
         sections.append({"title": title, "key": "", "role": role, "rows": _central_order(vectors, rows)[0],
                          "source": f"role:{role}", "subs": subs})
-    sections += _method_sections(method_rows, concepts, index, vectors, n_methods=n_methods,
-                                 n_subsections=n_subsections, min_leaf=min_leaf, topic=topic, taken=taken)
     order = learn_roles(demos or [])[0]
     sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
     result = []

@@ -99,7 +99,7 @@ class _Kinship:
         centroids = _unit(np.stack([vectors[m].mean(axis=0) for m in members]))
         sims = vectors[rows] @ centroids.T  # paper x name
         spread = [np.median(sims[[position[r] for r in m], j]) for j, m in enumerate(members)]
-        self.order: dict[tuple[str, str], tuple[int, float]] = {}
+        self.order: dict[tuple[str, str], tuple[int, float]] = {}  # (0, parent size) or (1, -closeness)
         for leaf in leaves:
             mine = leaf.support & scope
             at = [position[r] for r in mine]
@@ -108,8 +108,8 @@ class _Kinship:
                         set(name.key.split()) > set(leaf.key.split()):
                     continue
                 share = len(mine & name.support) / len(mine)
-                if share >= SUBSUME:
-                    self.order[name.key, leaf.key] = (0, -share)
+                if share >= SUBSUME:  # the most specific phrase that subsumes it is its parent
+                    self.order[name.key, leaf.key] = (0, len(name.support & scope))
                 else:
                     close = float(np.median(sims[at, j])) - spread[j]
                     if close > 0:
@@ -172,7 +172,8 @@ def choose_families(rows: list[int], names: list[Concept], leaves: list[Concept]
                                  cap=cap, taken=taken, valid=valid)
         if not failed:
             break
-        excluded |= failed
+        # the last picked of the sections that failed goes; the others may succeed without it
+        excluded.add(next(c.key for c, _ in reversed(picked) if c.key in failed))
     for name, _, subs in chosen:
         taken |= {normalize_title(c.title()) for c in [name, *subs]}
     return _families(rows, chosen, set().union(*(f for _, f, _ in chosen)), vectors)
