@@ -61,14 +61,14 @@ def place_rows(rows: list[int], concepts: list[Concept], vectors: np.ndarray) ->
     return [[row for *_, row in sorted(group)] for group in groups]
 
 
-def titled(concept: Concept, rows: set[int], min_leaf: int) -> bool:
-    """Named in enough titles of ``rows`` to head a subsection."""
-    return len(concept.strong & rows) >= MIN_TITLES
+def titled(concept: Concept, rows: set[int], min_titles: int = MIN_TITLES) -> bool:
+    """Named in enough titles of ``rows`` to head a part of the outline."""
+    return len(concept.strong & rows) >= min_titles
 
 
-def nameable(concept: Concept, rows: set[int], min_leaf: int) -> bool:
+def nameable(concept: Concept, rows: set[int], min_titles: int = MIN_TITLES) -> bool:
     """A section name is a phrase human surveys use as a heading, or one the pool's titles use."""
-    return concept.prior > 0 or titled(concept, rows, min_leaf)
+    return concept.prior > 0 or titled(concept, rows, min_titles)
 
 
 def subsumes(broad: Concept, narrow: Concept, rows: set[int]) -> bool:
