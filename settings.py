@@ -8,11 +8,12 @@ nested with ``__``, e.g. ``SURVEYGRAPH_LLM__WRITER=openai:gpt-4o-mini``) > TOML 
 from __future__ import annotations
 
 import contextvars
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -95,13 +96,19 @@ class LLMSettings(BaseModel):
     base_url: str | None = None  # OpenAI-compatible servers (vLLM, llama.cpp server, ...)
     temperature: float = 0.3
     max_output_tokens: int = Field(512, ge=16)  # per call
-    max_tokens: int | None = None  # whole-run budget (input + output); None = unlimited
+    max_tokens: int | None = Field(None, ge=1)  # whole-run budget (input + output); None = unlimited
     cache: bool = True
     # The bundled Gemma 3 270M is a base model: its outlines, sub-queries and prose never passed
     # the gate in any measured run (BENCHMARKS.md), so generation skips those calls and uses the
     # offline floors unless this is set. API and other local models are always called.
     local_drafts: bool = False
     retries: int = Field(3, ge=0)
+    # Seconds a model server may stay silent before a call fails: the whole reply of a plain call,
+    # the gap between two chunks of a streamed one (httpx's read timeout; connecting gets at most
+    # 10 s). A timed-out call is retried like any network error, so a server that accepts the
+    # connection and never answers stops the run after (retries + 1) x timeout (docs/llm.md).
+    # 300 s covers a 7B model on a CPU server writing 512 tokens after a 3,000-token prompt.
+    timeout: float = Field(300.0, gt=0)
     local_n_ctx: int = Field(8192, ge=512)
     local_threads: int | None = None
     # llama.cpp weight repacking; None = auto (off on AMX CPUs, whose AMX kernels crash in some VMs).
@@ -116,6 +123,9 @@ class GenerationSettings(BaseModel):
     # a postgresql:// URL = that database (langgraph-checkpoint-postgres), so a run can be resumed
     # by a worker on another machine (graphs/batch.py, docs/generation.md "Many workers").
     checkpointer: str | None = None
+    # Seconds a batch worker keeps reconnecting to a lost batch database (PostgreSQL stopped or
+    # unreachable) before it exits with one error line; its job stays resumable (docs/generation.md).
+    db_outage_limit: float = Field(300.0, ge=0)
     sections: int = Field(5, ge=1)
     subsections: int = Field(3, ge=1)  # per section
     # With relevance off (the ablation), |P_R|: the topic's nearest candidates, all of them kept.
@@ -183,7 +193,7 @@ class EvaluationSettings(BaseModel):
     # tau_mode = "paper"; "calibrated" (default) uses the encoder's per-component τ shipped in
     # evaluation/data/calibration/<encoder>.json (same meaning on our encoders' similarity scale,
     # see evaluation/calibration.py), falling back to `tau` for an encoder without a calibration.
-    tau: float = 0.95
+    tau: float = Field(0.95, ge=0.0, lt=1.0)
     tau_mode: Literal["calibrated", "paper"] = "calibrated"
     lam: float = 1.0
     sim_mode: Literal["cosine", "chroma_l2"] = "cosine"
@@ -315,18 +325,69 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
         if value is not None:
             _deep_set(nested, key, value)
     home_hint = Path(nested["home"]) if "home" in nested else None
-    token = _TOML_FILE.set(_find_toml(Path(config) if config else None, home_hint))
+    toml_file = _find_toml(Path(config) if config else None, home_hint)
+    token = _TOML_FILE.set(toml_file)
     try:
         return Settings(**nested)
+    except tomllib.TOMLDecodeError as exc:  # a typo in the file is the user's, not a crash
+        raise UserError(f"the settings file {toml_file} is not valid TOML: {exc}") from None
     finally:
         _TOML_FILE.reset(token)
 
 
 def check_home(home: Path) -> None:
-    """A data home must be a folder (or not exist yet): a file there used to give a traceback."""
-    for path in (home, *home.parents):
-        if path.exists():
-            if not path.is_dir():
-                what = "the data home" if path == home else f"a parent of the data home ({path})"
-                raise UserError(f"{what} is a file, not a folder: {home} (pass --home DIR or set SURVEYGRAPH_HOME)")
-            return
+    """A data home must be a folder, or one that can be made: a file there, or a path no folder
+    can be created at (``/proc/x``), used to give a traceback."""
+    check_folder(home, "the data home", "pass --home DIR or set SURVEYGRAPH_HOME")
+
+
+def check_folder(path: Path, what: str, hint: str) -> None:
+    """``path`` is a folder or can be made one; else one UserError naming ``what`` and ``hint``.
+
+    A missing folder is created and removed again to find out (mkdir is the only reliable test:
+    /proc is a writable-looking directory where nothing can be made)."""
+    path = Path(path)
+    for existing in (path, *path.parents):
+        if existing.exists():
+            if not existing.is_dir():
+                where = what if existing == path else f"a parent of {what} ({existing})"
+                raise UserError(f"{where} is a file, not a folder: {path} ({hint})")
+            break
+    if path.is_dir():
+        return
+    made = [p for p in (path, *path.parents) if not p.exists()]
+    try:
+        path.mkdir(parents=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {what} {path}: {exc.strerror or exc} ({hint})") from None
+    for folder in made:  # deepest first: leave nothing behind
+        folder.rmdir()
+
+
+def check_output_folder(path: Path, force: bool, name: str, force_name: str) -> None:
+    """An output folder: not a file, and empty unless ``force`` (nothing a user has is overwritten
+    by accident). ``name`` / ``force_name`` are how the caller spells them (--out / --force)."""
+    path = Path(path)
+    check_folder(path, f"{name}", "give a folder")
+    if path.is_dir() and any(path.iterdir()) and not force:
+        raise UserError(f"{path} is not empty; pass {force_name} to write into it")
+
+
+def invalid_setting(exc: ValidationError, prefix: str = "") -> UserError:
+    """A pydantic error as one line: the first problem, named by its dotted place."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(settings)"
+    return UserError(f"invalid setting {prefix}{where}: {first['msg']}")
+
+
+def checked_settings(config: Path | None = None, **overrides: Any) -> Settings:
+    """``load_settings`` for the command line and the Python API: a missing or malformed config
+    file, a bad value or a data home that cannot be a folder is one UserError line."""
+    try:
+        settings = load_settings(Path(config) if config else None, **overrides)
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
+    except ValidationError as exc:
+        raise invalid_setting(exc) from None
+    check_home(settings.home)
+    return settings

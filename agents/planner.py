@@ -18,6 +18,7 @@ from ..errors import UserError
 from ..memory import PaperMemory, remember_papers
 from ..models import normalize_title
 from ..prompts import render_prompt
+from ..sanitize import untrusted
 from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_call
 from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
 from .outline.floor import build_outline_floor
@@ -150,7 +151,7 @@ def _knowledge(state: dict, deps: GenerationDeps, encode) -> tuple[dict[str, int
             counts[key] = counts.get(key, 0) + n
     related = kb.related(encode([state["topic"]])[0], k=RELATED_SURVEYS, exclude=exclude)
     phrases = {phrase_key(p) for survey, _ in related for p in survey.phrases()} - {""}
-    stats = {"kb_surveys": len(kb.surveys), "related_surveys": [s.title[:80] for s, _ in related]}
+    stats = {"kb_surveys": len(kb.surveys), "related_surveys": [untrusted(s.title, 80) for s, _ in related]}  # store titles: data
     return counts, phrases, kb.background, stats | ({"kb_note": note} if note else {})
 
 

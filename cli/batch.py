@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import time
@@ -97,6 +98,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Generate queued topics until none is left (a dead worker's topic is resumed)."""
         quiet_third_party()
+        # psycopg's "error ignored terminating Pipeline" when the server goes away: the worker's own
+        # line says the database was lost and what it does about it.
+        logging.getLogger("psycopg").setLevel(logging.ERROR)
         if workers > 1:
             _spawn(ctx, db, name, workers, out_dir, sections, subsections, llm)
             return
@@ -147,5 +151,7 @@ def _spawn(ctx: typer.Context, db: str, name: str, workers: int, out_dir: Path |
             p.terminate()
         raise
     failed = [p.returncode for p in procs if p.returncode]
-    if failed:
-        raise typer.Exit(1)
+    if failed:  # each worker said why in its own line above; this says what it means for the batch
+        fail(f"{len(failed)} of {workers} workers stopped with an error (exit {', '.join(map(str, failed))}); "
+             "their unfinished jobs stay resumable: `surveygraph batch status` shows them, "
+             "`surveygraph batch work` goes on with them", next((code for code in failed if code > 0), 1))

@@ -7,34 +7,65 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
 from ..errors import EXIT_USER_ERROR, UserError
 from ..sanitize import redact_text
-from ..settings import Settings, check_home, load_settings
+from ..settings import Settings, checked_settings
 
 # One flag, --judge-llm, names the judge model in every command (--judge is a hidden old alias).
 JUDGE_LLM_HELP = "Judge model: local, gguf:PATH or provider:model (default: settings llm.judge, else llm.default)."
 
-def _no_type_for_flags() -> None:
-    """Typer (0.29) prints a type after every option, so each on/off flag read "--pdf <bool>" as if
-    it took a value. A flag takes none: its help row shows no type (options with values keep theirs)."""
-    from typer.core import TyperOption
+# How help names a value: the words click used before Typer 0.29 printed Python types
+# ("<str>", "<list[str]>", "<int range>") and braces around arguments ("{input_path}").
+_VALUE_WORDS = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "bool": "BOOLEAN", "path": "PATH",
+                "file": "FILE", "dir": "DIR"}
 
-    shown = TyperOption.display_type_rich
-    if getattr(shown, "_flags_plain", False):
+
+def plain_value_word(typer_label: str) -> str:
+    """``<str>`` -> TEXT, ``<list[str]>`` -> TEXT (the option repeats), ``<int range>`` -> INTEGER
+    (the range is shown beside it), ``<json|md>`` -> json|md."""
+    label = typer_label.strip("<>")
+    if label.startswith("list[") and label.endswith("]"):
+        label = label[len("list["):-1]
+    label = label.removesuffix(" range")
+    return _VALUE_WORDS.get(label, label if "|" in label else label.upper())
+
+
+def _plain_help_types() -> None:
+    """Help as a user reads it (issue 20.5, issue 31): a flag takes no value, so its row shows no
+    type (Typer printed "--pdf <bool>"); an option's value reads TEXT / PATH / INTEGER, not a
+    Python type; an argument is TOPIC in the usage line and its row, not {topic}."""
+    from typer.core import TyperArgument, TyperOption, _TyperParameter
+
+    if getattr(_TyperParameter.display_type, "_plain", False):
         return
+    typer_label = _TyperParameter.display_type
+
+    def display_type(self, ctx):
+        return plain_value_word(typer_label(self, ctx))
+
+    option_type = TyperOption.display_type_rich
 
     def display_type_rich(self, ctx):
-        return None if self.is_flag else shown(self, ctx)
+        return None if self.is_flag else option_type(self, ctx)
 
-    display_type_rich._flags_plain = True
+    def argument_name(self) -> str:
+        return self.metavar if self.metavar is not None else str(self.name).upper()
+
+    def usage_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    display_type._plain = True
+    _TyperParameter.display_type = display_type
     TyperOption.display_type_rich = display_type_rich
+    TyperArgument.display_name_raw = property(argument_name)
+    TyperArgument._usage_display_name = usage_name
 
 
-_no_type_for_flags()
+_plain_help_types()
 
 # emoji=False: a model name or topic like "openai:x:y" must print as typed, not as "openai❌y"
 console = Console(stderr=True, emoji=False)
@@ -66,12 +97,33 @@ def read_only_failure(exc: BaseException) -> bool:
     return False
 
 
+def task_eta(task) -> float | None:
+    """Seconds left: the task's own estimate (field ``eta``, e.g. generate's run clock), else the
+    average rate so far (elapsed / done x left). Rich's own column uses the speed of the last 30 s,
+    which on a run with a few long steps read 2 s with 15 s left, or nothing for minutes."""
+    if "eta" in task.fields:
+        return task.fields["eta"]
+    if not task.total or not task.completed or task.elapsed is None:
+        return None
+    return task.elapsed / task.completed * max(0.0, task.total - task.completed)
+
+
 def progress_bar(*, percent: bool = False, **kwargs: Any):
     """The progress bar every command uses: description, bar, n/total, elapsed and ETA. Written to a
-    log or pipe (no terminal to draw on), it prints a line "n/total done, elapsed, ETA" every 5%.
-    ``percent``: the task counts weighted work (e.g. expected seconds), shown as a percentage."""
+    log or pipe (no terminal to draw on), it prints a line "n/total done, elapsed, ETA" at the first
+    step and every 5% after. ``percent``: the task counts weighted work (e.g. expected seconds),
+    shown as a percentage."""
+    from datetime import timedelta
+
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
+    from rich.text import Text
+
+    class EtaColumn(TimeRemainingColumn):
+        def render(self, task) -> Text:
+            eta = task_eta(task)
+            shown = "-:--:--" if eta is None else str(timedelta(seconds=int(eta)))
+            return Text(f"ETA {shown}", style="progress.remaining")
 
     class LoggedProgress(Progress):
         logged: dict  # task id -> the last 5% mark printed
@@ -91,18 +143,18 @@ def progress_bar(*, percent: bool = False, **kwargs: Any):
             if not task.total or not task.completed:
                 return
             mark = int(20 * task.completed / task.total) if percent else int(task.completed) // max(1, int(task.total) // 20)
-            if mark <= self.logged.get(task_id, 0):
+            if mark <= self.logged.get(task_id, -1):
                 return
             self.logged[task_id] = mark
-            elapsed = task.elapsed or 0.0
-            eta = elapsed / task.completed * max(0.0, task.total - task.completed)
+            elapsed, eta = task.elapsed or 0.0, task_eta(task)
             done = (f"{100 * task.completed / task.total:.0f}% done" if percent
                     else f"{int(task.completed)}/{int(task.total)} done")
-            self.console.print(f"{done}, {elapsed:.0f} s elapsed, ETA {eta:.0f} s", highlight=False, markup=False)
+            left = "" if eta is None else f", ETA {eta:.0f} s"
+            self.console.print(f"{done}, {elapsed:.0f} s elapsed{left}", highlight=False, markup=False)
 
     count = TaskProgressColumn() if percent else MofNCompleteColumn()
     bar = LoggedProgress(TextColumn("{task.description}"), BarColumn(), count, TimeElapsedColumn(),
-                         TimeRemainingColumn(), console=console, **kwargs)
+                         EtaColumn(), console=console, **kwargs)
     bar.logged = {}
     return bar
 
@@ -112,11 +164,18 @@ def split_list(value: str | None, allowed: tuple[str, ...] | None = None, what: 
     if value is None:
         return None
     items = [v.strip() for v in value.split(",") if v.strip()]
-    if allowed is not None:
-        unknown = [v for v in items if v not in allowed]
-        if unknown:
-            raise UserError(f"unknown {what}: {', '.join(unknown)} (choose from {', '.join(allowed)})")
-    return items
+    return check_choices(items, allowed, what) if allowed is not None else items
+
+
+def check_choices(items: Any, allowed: tuple[str, ...], what: str) -> list[str]:
+    """``items`` (a list of names) when each is one of ``allowed``; else one UserError naming the
+    strays and the choices (the rule of the CLI's comma lists and the Python API's lists)."""
+    if isinstance(items, str) or not isinstance(items, (list, tuple)):
+        raise UserError(f"give the {what} names as a list, not {type(items).__name__} {items!r}")
+    unknown = [str(v) for v in items if v not in allowed]
+    if unknown:
+        raise UserError(f"unknown {what}: {', '.join(unknown)} (choose from {', '.join(allowed)})")
+    return list(items)
 
 
 def plain(text: Any) -> str:
@@ -140,16 +199,7 @@ def get_settings(ctx: typer.Context | None, **overrides: Any) -> Settings:
     config: Path | None = obj.get("config")
     if obj.get("home") is not None:
         overrides.setdefault("home", obj["home"])
-    try:
-        settings = load_settings(config, **overrides)
-        check_home(settings.home)
-        return settings
-    except FileNotFoundError as exc:
-        raise UserError(str(exc)) from exc
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise UserError(f"invalid setting {loc}: {first['msg']}") from exc
+    return checked_settings(config, **overrides)
 
 
 def quiet_third_party() -> None:

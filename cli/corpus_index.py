@@ -198,15 +198,22 @@ def repair(
 
 
 def prepare_models(ctx: typer.Context) -> None:
-    """Prepare the offline models: distil minilm-static from the bundled MiniLM and assemble the
-    bundled Gemma GGUF (each only if missing)."""
-    from ..llm import ensure_local_model
-    from ..llm.local import local_model_path
+    """Prepare the offline models: distil minilm-static from the bundled MiniLM and, when the
+    local-LLM extra is installed (`make install-local`), assemble the bundled Gemma GGUF (each only
+    if missing)."""
     from ..retrieval.static_distill import ensure_static_model
+    from .doctor import missing_local_llm
 
     settings = get_settings(ctx)
     path = ensure_static_model(settings, progress=True)
     console.print(f"minilm-static ready at {path}", highlight=False)
+    if missing_local_llm():
+        console.print("local LLM: not installed (optional: `make install-local`); nothing to assemble",
+                      highlight=False, markup=False, soft_wrap=True)
+        return
+    from ..llm import ensure_local_model
+    from ..llm.local import local_model_path
+
     console.print(f"local LLM ready at {ensure_local_model(local_model_path(settings).parent)} "
                   "(shared by every data home of this user)", highlight=False)
 

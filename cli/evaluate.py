@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from ..errors import UserError
+from ..settings import check_output_folder
 from .common import JUDGE_LLM_HELP, console, get_settings, out, progress_bar, split_list
 
 METRIC_FAMILIES = ("structure", "integrity", "coverage", "alignment", "sgsim", "quality")
@@ -15,9 +16,8 @@ FORMATS = ("json", "md", "html")
 
 
 def _settings(ctx: typer.Context, tau, lam, sim_mode, rescale, judge_llm=None):
-    if tau is not None and not 0.0 <= tau < 1.0:
-        raise UserError("--tau must be in [0, 1)")
-    # An explicit --tau is a fixed threshold: it replaces the encoder-calibrated τ.
+    # τ's range is the setting's (evaluation.tau, the one rule of the CLI, the Python API and the
+    # server). An explicit --tau is a fixed threshold: it replaces the encoder-calibrated τ.
     return get_settings(ctx, **{"evaluation.tau": tau, "evaluation.lam": lam,
                                 "evaluation.tau_mode": "paper" if tau is not None else None,
                                 "evaluation.sim_mode": sim_mode, "evaluation.rescale_maxsim": rescale,
@@ -144,10 +144,7 @@ def leaderboard_command(
         raise UserError(f"unknown --rank-by {rank_by!r} (use quality or alignment)")
     if rank_by == "quality" and families and "quality" not in families:
         families = [*families, "quality"]  # the ranking needs it; it is fast and needs no model
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UserError(f"--out is a file, not a folder: {out_dir}")
-    if out_dir.is_dir() and any(out_dir.iterdir()) and not force:
-        raise UserError(f"{out_dir} is not empty; pass --force to write into it")
+    check_output_folder(out_dir, force, "--out", "--force")
     inputs = discover(root, human_dir, systems=split_list(systems), topics=split_list(topics),
                       bench_refs_dir=bench_refs_dir)
     settings = _settings(ctx, tau, lam, sim_mode, rescale_maxsim, judge_llm)

@@ -8,12 +8,11 @@ from typing import Optional
 
 import typer
 
-from ..errors import EXIT_OK, NetworkUnavailable, UserError
-from ..sanitize import check_topic
+from ..errors import EXIT_OK, RunAlreadyFinished, UserError
 from ..settings import GenerationSettings, LLMSettings
-from .common import (JUDGE_LLM_HELP, console, fail, get_settings, out, plain, progress_bar, quiet_third_party,
+from .common import (JUDGE_LLM_HELP, console, fail, get_settings, out, plain, quiet_third_party,
                      split_list, require_writable_home)
-from .run_progress import RUN_BAR, advance_bar, measured_step_costs
+from .run_progress import advance_bar, run_graph
 
 
 def _default(model, name: str):
@@ -53,10 +52,10 @@ def describe_update(node: str, update: dict) -> str | None:
 
 
 def _printer(node: str, update: dict) -> None:
-    advance_bar(node, update)
     line = describe_update(node, update)
     if line:
         console.print(f"[dim]•[/] {plain(line)}", highlight=False)  # titles are model output
+    advance_bar(node, update)  # in a log, the progress line with the ETA follows the step's line
 
 
 def _judgment_ticker(every: int = 5):
@@ -135,52 +134,6 @@ def _exit_if_unusable(result, deps) -> None:
         console.print(f"[bold red]error:[/] {plain(outcome['message'])}; files kept in {plain(result.run_dir)}",
                       highlight=False, soft_wrap=True)
         raise typer.Exit(outcome["exit_code"])
-
-
-def resume_command(run_dir: Path, settings) -> str:
-    """The exact command that continues ``run_dir`` (its home, and --out when not under it)."""
-    import shlex
-
-    words = ["surveygraph", "--home", str(settings.home), "generate", "--resume", run_dir.name]
-    if Path(run_dir).parent.resolve() != Path(settings.runs_dir).resolve():
-        words += ["--out", str(Path(run_dir).parent)]
-    return shlex.join(words)
-
-
-def _run_graph(call, settings=None):
-    """Run a graph call; Ctrl-C or a crash leaves a checkpoint and says how to resume."""
-    from ..graphs.runner import RunInterrupted
-
-    try:
-        with progress_bar(transient=True, percent=True) as bar:  # drawn on terminals only; lines print above it
-            costs = measured_step_costs(settings.runs_dir if settings is not None else Path("/nonexistent"))
-            RUN_BAR.update(bar=bar, task=bar.add_task("generating", total=None), costs=costs)
-            try:
-                return call()
-            finally:
-                RUN_BAR.clear()
-    except NetworkUnavailable as exc:  # the server went away mid-run: resumable once it is back
-        console.print(f"[bold red]error:[/] {plain(exc)}", highlight=False, soft_wrap=True)
-        run_dir = getattr(exc, "run_dir", None)
-        if run_dir is not None and settings is not None:
-            console.print(f"resume it with: {resume_command(run_dir, settings)}", highlight=False, soft_wrap=True)
-        raise typer.Exit(exc.exit_code) from None
-    except UserError:
-        raise
-    except RunInterrupted as stop:
-        console.print(f"interrupted: run {stop.run_id} is saved at its last finished step", highlight=False,
-                      soft_wrap=True)
-        if settings is not None:
-            console.print(f"resume it with: {resume_command(stop.run_dir, settings)}", highlight=False, soft_wrap=True)
-        raise typer.Exit(130) from None
-    except Exception as exc:  # noqa: BLE001 - one readable line; the checkpoint allows --resume
-        console.print(f"[bold red]error:[/] run stopped: {type(exc).__name__}: {plain(exc)}", highlight=False)
-        run_dir = getattr(exc, "run_dir", None)
-        if run_dir is not None and settings is not None:
-            console.print(f"resume it with: {resume_command(run_dir, settings)}", highlight=False, soft_wrap=True)
-        else:
-            console.print("resume it with: surveygraph generate --resume RUN_ID (RUN_ID = the run directory name)")
-        raise typer.Exit(1) from exc
 
 
 def _maybe_pdf(result, wanted: bool) -> None:
@@ -267,7 +220,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write a survey on TOPIC: plan -> read -> write -> polish -> self-evaluation."""
         quiet_third_party()
-        from ..graphs.runner import build_deps, find_run, rerun_section as rerun, resume_run, run_record, run_settings, start_run
+        from ..graphs.runner import (RunResult, build_deps, check_runs_dir, find_run, rerun_section as rerun, resume_run,
+                                     run_record, run_settings, start_run, valid_topic)
 
         if outline_demos not in (None, "related", "random", "none"):
             raise UserError("--outline-demos must be related, random or none")
@@ -301,17 +255,26 @@ def register(app: typer.Typer) -> None:
                               human=human or run_record(run_dir).get("human"))
             deps.on_judgment = _judgment_ticker()
             if rerun_section:
-                result = _run_graph(lambda: rerun(run_dir, rerun_section, deps, runs_dir=out_dir or run_dir.parent,
+                result = run_graph(lambda: rerun(run_dir, rerun_section, deps, runs_dir=out_dir or run_dir.parent,
                                                   on_update=_printer), settings)
             else:
-                result = _run_graph(lambda: resume_run(run_dir, deps, on_update=_printer), settings)
+                try:
+                    result = run_graph(lambda: resume_run(run_dir, deps, on_update=_printer), settings)
+                except RunAlreadyFinished:
+                    if not pdf:
+                        raise
+                    # e.g. killed while TeX ran: the survey is written, only its PDF is missing
+                    _maybe_pdf(RunResult(run_id=run_dir.name, run_dir=run_dir), pdf)
+                    return
             _report(result)
             _maybe_pdf(result, pdf)
             _exit_if_unusable(result, deps)
             return
         if topic is None:
             raise UserError("give a TOPIC (or --resume RUN_ID)")
-        topic = check_topic(topic)  # before any store or model loads
+        topic = valid_topic(topic)  # before any store or model loads
+        if out_dir is not None:
+            check_runs_dir(out_dir)
         if preset not in (None, "default", "surveyforge"):
             raise UserError("--preset must be default or surveyforge")
         overrides = {f"llm.{role}": spec for role, spec in roles.items()}
@@ -330,7 +293,7 @@ def register(app: typer.Typer) -> None:
         _announce_judges(settings, human)
         deps = build_deps(settings, corpus=corpus, bench_refs=bench_refs, human=human)
         deps.on_judgment = _judgment_ticker()
-        result = _run_graph(lambda: start_run(topic, deps, runs_dir=out_dir, on_update=_printer), settings)
+        result = run_graph(lambda: start_run(topic, deps, runs_dir=out_dir, on_update=_printer), settings)
         _report(result)
         _maybe_pdf(result, pdf)
         _exit_if_unusable(result, deps)
@@ -374,7 +337,7 @@ def register(app: typer.Typer) -> None:
         def make_deps(variant_settings):
             return build_deps(variant_settings, corpus=first.corpus, outlines=first.outlines, bench_refs=bench_refs)
 
-        root, rows = _run_graph(lambda: run_ablation(
+        root, rows = run_graph(lambda: run_ablation(
             topic, names, settings, make_deps=make_deps, out_dir=out_dir, bench_refs=bench_refs,
             relevance_labels=relevance_labels, on_variant=lambda v: console.print(f"[bold]variant {v}[/]"), on_update=_printer))
         out.print(str(root / "ablation.md"), soft_wrap=True, highlight=False)

@@ -85,13 +85,14 @@ def send_writes(state: GenerationState) -> list[Send] | str:
 
 
 def build_generation_graph(deps: GenerationDeps, checkpointer: Any = None, *, input_schema: Any = None,
-                           context_schema: Any = None, open_run: Callable[[dict], dict] | None = None,
+                           output_schema: Any = None, context_schema: Any = None,
+                           open_run: Callable[[dict], dict] | None = None,
                            wrap_node: Callable[[Callable], Callable] | None = None):
     """Compile the graph with ``deps`` bound into every node.
 
-    The LangGraph server entry (graphs/studio.py) passes typed ``input_schema`` / ``context_schema``
-    (so Studio shows a form), an ``open_run`` node that creates the run folder first, and
-    ``wrap_node`` (applied to every node) to turn user errors into ones the server reports."""
+    The LangGraph server entry (graphs/studio.py) passes typed ``input_schema`` / ``output_schema`` /
+    ``context_schema`` (so Studio shows a form and clients see what a run returns), an ``open_run``
+    node that creates the run folder first, and ``wrap_node`` (applied to every node) to turn user errors into ones the server reports."""
     wrap = wrap_node or (lambda fn: fn)
     bodies = {
         "gather_topic_context": gather_topic_context, "plan_sections": plan_sections,
@@ -100,7 +101,7 @@ def build_generation_graph(deps: GenerationDeps, checkpointer: Any = None, *, in
         "write_subsection": write_subsection, "polish_sections": polish_sections, "illustrate": illustrate,
         "write_frame": write_frame, "export_survey": export_survey, "self_evaluate": self_evaluate,
     }
-    graph = StateGraph(GenerationState, context_schema, input_schema=input_schema)
+    graph = StateGraph(GenerationState, context_schema, input_schema=input_schema, output_schema=output_schema)
     for name in NODES:
         graph.add_node(name, wrap(_timed(name, bodies[name], deps)))
     first = START

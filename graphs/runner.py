@@ -7,7 +7,10 @@ so a resume uses the same configuration) and ``checkpoints.sqlite`` (thread id =
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import time
+import contextlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -16,10 +19,10 @@ from typing import Any, Callable, Iterator
 
 from ..agents.deps import GenerationDeps
 from ..agents.exporter import manifest, new_run_dir, write_json
-from ..errors import UserError
+from ..errors import RunAlreadyFinished, UserError
 from ..retrieval.locking import crash_point
 from ..sanitize import check_topic, is_redacted, redact, redact_text
-from ..settings import Settings
+from ..settings import Settings, check_folder
 from .checkpoint_serde import PaperRefSerializer
 from .generation import build_generation_graph
 
@@ -128,8 +131,18 @@ def _config(run_id: str, settings: Settings) -> dict:
             "recursion_limit": 100}
 
 
-def _stream(graph: Any, graph_input: dict | None, config: dict, on_update: UpdateCallback | None) -> None:
+def _stream(graph: Any, graph_input: dict | None, config: dict, on_update: UpdateCallback | None,
+            step_wall: dict[str, float]) -> None:
+    """Run the graph; ``step_wall`` gets the wall seconds from the previous step's end to each
+    step's end (parallel reads and writes share their phase's time): the next run's progress bar
+    expects these (cli/run_progress.py)."""
+    last = time.monotonic()
     for chunk in graph.stream(graph_input, config, stream_mode="updates"):
+        now = time.monotonic()
+        nodes = [node for node in chunk if not node.startswith("__")]
+        for node in nodes:
+            step_wall[node] = step_wall.get(node, 0.0) + (now - last) / len(nodes)
+        last = now
         for node, update in chunk.items():
             if on_update is not None and not node.startswith("__"):
                 on_update(node, update or {})
@@ -143,10 +156,17 @@ def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
     # Calls of earlier sessions of this run (before a crash) count in the manifest and the budget.
     earlier = deps.clients.meter.attach_journal(run_dir / LLM_CALLS)
     deps.clients.budget.add(sum(e["input_tokens"] + e["output_tokens"] for e in earlier if not e.get("cached")))
-    with _checkpointer(run_dir, deps) as saver:
+    step_wall: dict[str, float] = {}
+    stack = contextlib.ExitStack()
+    try:
+        saver = stack.enter_context(_checkpointer(run_dir, deps))
+    except Exception as exc:  # e.g. an unreachable checkpoint database: nothing checkpointed, nothing to resume
+        exc.nothing_checkpointed = True  # type: ignore[attr-defined]
+        raise
+    with stack:
         graph = build_generation_graph(deps, checkpointer=saver)
         try:
-            _stream(graph, graph_input, config, on_update)
+            _stream(graph, graph_input, config, on_update, step_wall)
         except KeyboardInterrupt:
             # Finished steps are checkpointed (SQLite commits per step): name the run to resume.
             raise RunInterrupted(run_id, run_dir) from None
@@ -155,7 +175,7 @@ def _execute(deps: GenerationDeps, run_dir: Path, graph_input: dict | None,
             raise
         state = dict(graph.get_state(config).values)
     if "export" in state:  # final manifest: includes the export and self-evaluation timings
-        write_json(run_dir / "manifest.json", manifest(state, deps, extra_manifest))
+        write_json(run_dir / "manifest.json", manifest(state, deps, {**(extra_manifest or {}), "step_wall_s": step_wall}))
     return RunResult(run_id=run_id, run_dir=run_dir, state=state)
 
 
@@ -171,17 +191,45 @@ def _write_run_record(run_dir: Path, topic: str, deps: GenerationDeps, **extra: 
     }))
 
 
+def valid_topic(topic: object) -> str:
+    """The topic as a run uses it, or one UserError: the rule of the CLI, the Python API and the
+    LangGraph server (empty, absurd, over-long or pasted topics; anything that is not text)."""
+    if topic is not None and not isinstance(topic, str):
+        raise UserError(f"the topic must be text, not {type(topic).__name__}: give a survey topic such as "
+                        "\"Graph Neural Networks\"")
+    return check_topic(topic)
+
+
+def check_runs_dir(runs_dir: Path) -> Path:
+    """A folder for run directories (``--out``, ``out=``), or one UserError before anything starts."""
+    check_folder(Path(runs_dir), "the runs folder (--out)", "give a folder for the run directories")
+    return Path(runs_dir)
+
+
 def start_run(topic: str, deps: GenerationDeps, *, runs_dir: Path | None = None,
               on_update: UpdateCallback | None = None,
               on_created: Callable[[Path], None] | None = None) -> RunResult:
     """A new run of the whole graph for ``topic``; ``on_created`` sees the run directory (with
-    its run.json) before the graph starts (a batch worker records it so another can resume)."""
-    topic = check_topic(topic)  # empty, absurd or pasted topics: a clear UserError
-    run_dir = new_run_dir(Path(runs_dir or deps.settings.runs_dir), topic)
+    its run.json) before the graph starts (a batch worker records it so another can resume).
+    A run that fails before its first checkpoint (an unreachable checkpoint database) leaves no
+    run directory behind: there would be nothing to resume."""
+    topic = valid_topic(topic)  # empty, absurd or pasted topics: a clear UserError
+    run_dir = new_run_dir(check_runs_dir(Path(runs_dir or deps.settings.runs_dir)), topic)
     _write_run_record(run_dir, topic, deps)
     if on_created is not None:
         on_created(run_dir)
-    return start_graph(run_dir, deps, on_update=on_update)
+    return _in_new_run_dir(run_dir, lambda: start_graph(run_dir, deps, on_update=on_update))
+
+
+def _in_new_run_dir(run_dir: Path, run: Callable[[], RunResult]) -> RunResult:
+    """``run()`` on a run directory just made; if it fails before anything is checkpointed (an
+    unreachable checkpoint database) the directory goes: there would be nothing to resume."""
+    try:
+        return run()
+    except Exception as exc:
+        if getattr(exc, "nothing_checkpointed", False):
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
 
 
 def start_graph(run_dir: Path, deps: GenerationDeps, *, on_update: UpdateCallback | None = None) -> RunResult:
@@ -255,7 +303,8 @@ def resume_run(run_dir: Path, deps: GenerationDeps, *, on_update: UpdateCallback
     if not values:
         raise UserError(f"run '{run_dir.name}' has no checkpoint to resume from")
     if "export" in values and not pending:
-        raise UserError(f"run '{run_dir.name}' already finished; use --rerun-section ID to redraft a part")
+        raise RunAlreadyFinished(f"run '{run_dir.name}' already finished; use --rerun-section ID to redraft a part, "
+                                 "or --pdf to build its PDF")
     # No pending step but no export either (stopped between steps, or the last step failed):
     # start the graph again on the same thread; its saved outline, readings and drafts are kept,
     # so only what is missing runs (see route_start / send_reads / send_writes).
@@ -282,7 +331,7 @@ def rerun_section(source_dir: Path, section_ref: str, deps: GenerationDeps, *,
         raise UserError(f"run '{source_dir.name}' has no outline yet; resume it instead")
     targets = set(subsection_ids(values["outline"], section_ref))
     topic = values["topic"]
-    run_dir = new_run_dir(Path(runs_dir or deps.settings.runs_dir), topic)
+    run_dir = new_run_dir(check_runs_dir(Path(runs_dir or deps.settings.runs_dir)), topic)
     _write_run_record(run_dir, topic, deps, rerun_of=source_dir.name, rerun_section=section_ref)
     inherited = [f for f in values.get("fallbacks", []) if f.get("node") in PLAN_NODES]
     graph_input = {
@@ -294,5 +343,5 @@ def rerun_section(source_dir: Path, section_ref: str, deps: GenerationDeps, *,
         "drafts": {k: v for k, v in values.get("drafts", {}).items() if k not in targets},
         "fallbacks": inherited,
     }
-    return _execute(deps, run_dir, graph_input, on_update,
-                    {"rerun_of": source_dir.name, "rerun_section": section_ref})
+    return _in_new_run_dir(run_dir, lambda: _execute(deps, run_dir, graph_input, on_update,
+                                                     {"rerun_of": source_dir.name, "rerun_section": section_ref}))

@@ -22,11 +22,11 @@ import json
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal, Optional
+from typing import Annotated, Any, Callable, Literal, Optional
 
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
 from surveygraph.agents.deps import GenerationDeps
@@ -35,8 +35,9 @@ from surveygraph.errors import UserError
 from surveygraph.evaluation.judges import JUDGE_NAMES
 from surveygraph.evaluation.scoring import FAMILIES
 from surveygraph.graphs.generation import build_generation_graph
+from surveygraph.graphs.runner import valid_topic
 from surveygraph.sanitize import redact
-from surveygraph.settings import Settings, load_settings
+from surveygraph.settings import Settings, invalid_setting, load_settings
 
 # Enumerations Studio shows as choices, taken from the code that defines them.
 JudgeName = Literal[tuple(JUDGE_NAMES)]  # type: ignore[valid-type]
@@ -45,31 +46,74 @@ MetricFamily = Literal[tuple(f for f in FAMILIES if f != "judges")]  # type: ign
 BASE_SETTINGS = load_settings()  # once, at import (a worker thread of the server)
 
 
+def like_setting(dotted: str) -> Any:
+    """The type and range of the setting ``dotted`` ("generation.sections"), for an option that
+    sets it: the server checks what the CLI and the Python API check, from the one definition."""
+    section, name = dotted.split(".")
+    info = Settings.model_fields[section].annotation.model_fields[name]
+    return Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+
+
+class ServerUserError(ValueError):
+    """A user mistake (bad path, empty topic, too little on the topic) as the server shows it.
+
+    langgraph-api passes a node error's message to the client only for ValueError-like built-ins
+    and replaces every other with "An internal error occurred"; ``UserError`` is not one, so the
+    server entry re-raises it as this, keeping its one-line message."""
+
+
+class ServerOptions(BaseModel):
+    """A run's options (its ``context``): a bad or unknown one is one ``ServerUserError`` line, not
+    pydantic's multi-line report (LangGraph builds the options before any node runs)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ServerUserError(str(invalid_setting(exc, "context."))) from None
+
+
 class GenerationInput(TypedDict):
     """What a generation run starts from."""
 
     topic: str
 
 
-class GenerationOptions(BaseModel):
+class GenerationOutput(TypedDict, total=False):
+    """What a generation run returns (the thread's state holds the rest: papers, readings, drafts)."""
+
+    topic: str
+    run_id: str
+    run_dir: str
+    outline: list[dict]
+    export: dict  # file name -> path on the server
+    evaluation: dict  # EvaluationReport dump of the self-evaluation
+    fallbacks: list[dict]
+    failures: list[dict]
+    budget_exhausted: bool
+
+
+class GenerationOptions(ServerOptions):
     """Per-run options (the run's ``context``); unset = the server's settings."""
 
     llm: Optional[str] = Field(None, description="Model for every role: local, gguf:PATH or provider:model (default: llm.default, 'local').")
     planner_llm: Optional[str] = Field(None, description="Model for planning (default: llm).")
     writer_llm: Optional[str] = Field(None, description="Model for writing (default: llm).")
     judge_llm: Optional[str] = Field(None, description="Model for the self-evaluation's judges (default: llm).")
-    sections: Optional[int] = Field(None, ge=1, description="First-level sections (default 5).")
-    subsections: Optional[int] = Field(None, ge=1, description="Subsections per section (default 3).")
-    papers_per_subsection: Optional[int] = Field(None, ge=1, description="Papers given to each subsection's writer (default 8).")
-    outline_demos: Optional[Literal["related", "random", "none"]] = Field(None, description="Human outlines shown to the planner (default related).")
+    sections: Optional[like_setting("generation.sections")] = Field(None, description="First-level sections (default 5).")
+    subsections: Optional[like_setting("generation.subsections")] = Field(None, description="Subsections per section (default 3).")
+    papers_per_subsection: Optional[like_setting("generation.papers_per_subsection")] = Field(None, description="Papers given to each subsection's writer (default 8).")
+    outline_demos: Optional[like_setting("generation.outline_demos")] = Field(None, description="Human outlines shown to the planner (default related).")
     memory_subquery: Optional[bool] = Field(None, description="MS: sub-queries guided by section memory (default on).")
     memory_retrieval: Optional[bool] = Field(None, description="MR: retrieve from memory M, not the whole store (default on).")
     tre: Optional[bool] = Field(None, description="TRE: temporal reranking of the top-K (default on).")
     polish: Optional[bool] = Field(None, description="Polish merged drafts (default on).")
     self_evaluate: Optional[bool] = Field(None, description="Score the survey at the end (default on).")
     judges: Optional[list[JudgeName]] = Field(None, description="LLM judges of the self-evaluation (default none).")
-    max_tokens: Optional[int] = Field(None, ge=1, description="Token budget of the whole run (default unlimited).")
-    max_output_tokens: Optional[int] = Field(None, ge=16, description="Output cap per model call (default 512).")
+    max_tokens: Optional[like_setting("llm.max_tokens")] = Field(None, description="Token budget of the whole run (default unlimited).")
+    max_output_tokens: Optional[like_setting("llm.max_output_tokens")] = Field(None, description="Output cap per model call (default 512).")
     bench_refs: Optional[str] = Field(None, description="Benchmark reference set on the server, for coverage.")
     human: Optional[str] = Field(None, description="Human survey of the topic on the server, for alignment.")
 
@@ -85,7 +129,8 @@ GENERATION_KEYS = {
 
 
 def settings_with(overrides: dict[str, Any]) -> Settings:
-    """BASE_SETTINGS with dotted ``overrides`` (None = keep), validated as a whole."""
+    """BASE_SETTINGS with dotted ``overrides`` (None = keep), validated as a whole (a bad value is
+    one ServerUserError line, as the CLI's and the Python API's)."""
     data = BASE_SETTINGS.model_dump()
     for dotted, value in overrides.items():
         if value is None:
@@ -95,7 +140,10 @@ def settings_with(overrides: dict[str, Any]) -> Settings:
         for part in parents:
             target = target[part]
         target[last] = value
-    return Settings(**data)
+    try:
+        return Settings(**data)
+    except ValidationError as exc:
+        raise ServerUserError(str(invalid_setting(exc))) from None
 
 
 def run_options(config: dict, schema: type[BaseModel]) -> BaseModel:
@@ -142,7 +190,7 @@ def deps_for_run(config: dict) -> GenerationDeps:
     key = (thread, options.model_dump_json())
     with _LOCK:
         if key not in _DEPS:
-            settings = settings_with({dotted: getattr(options, name) for name, dotted in GENERATION_KEYS.items()})
+            settings = generation_settings(options)
             corpus, outlines = _stores(settings)
             if settings.generation.outline_demos == "none":
                 outlines = None
@@ -161,14 +209,6 @@ class RunDeps:
         return getattr(deps_for_run(get_config()), name)
 
 
-class ServerUserError(ValueError):
-    """A user mistake (bad path, empty topic, too little on the topic) as the server shows it.
-
-    langgraph-api passes a node error's message to the client only for ValueError-like built-ins
-    and replaces every other with "An internal error occurred"; ``UserError`` is not one, so the
-    server entry re-raises it as this, keeping its one-line message."""
-
-
 def readable_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a server node: a ``UserError`` leaves it as ``ServerUserError`` with the same message."""
 
@@ -182,21 +222,27 @@ def readable_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return node
 
 
-def check_paths(deps: GenerationDeps) -> None:
+def generation_settings(options: GenerationOptions) -> Settings:
+    return settings_with({dotted: getattr(options, name) for name, dotted in GENERATION_KEYS.items()})
+
+
+def check_paths(options: GenerationOptions) -> None:
     """Files named in the run's context must exist before anything runs (not after planning)."""
-    for name, path in (("human", deps.human), ("bench_refs", deps.bench_refs)):
+    for name in ("human", "bench_refs"):
+        path = getattr(options, name)
         if path is not None and not Path(path).is_file():
             raise UserError(f"context.{name}: no such file on the server: {path}")
 
 
 def open_run(state: GenerationInput) -> dict:
-    """Check the run's context, then create the run folder and its ``run.json`` (as the CLI does)."""
+    """Check the run's input and context as the CLI checks its arguments (the same rules), then
+    create the run folder and its ``run.json`` (as the CLI does)."""
     config = get_config()
+    topic = valid_topic(state.get("topic"))
+    options = run_options(config, GenerationOptions)
+    generation_settings(options)  # every value in range before models and stores load
+    check_paths(options)
     deps = deps_for_run(config)
-    check_paths(deps)
-    topic = state["topic"].strip()
-    if not topic:
-        raise UserError("the topic is empty: give a survey topic such as \"Graph Neural Networks\"")
     run_dir = new_run_dir(deps.settings.runs_dir, topic)
     configurable = config.get("configurable") or {}
     write_json(run_dir / "run.json", {
@@ -210,8 +256,8 @@ def open_run(state: GenerationInput) -> dict:
     return {"topic": topic, "run_id": run_dir.name, "run_dir": str(run_dir)}
 
 
-generation = build_generation_graph(RunDeps(), input_schema=GenerationInput, context_schema=GenerationOptions,
-                                    open_run=open_run, wrap_node=readable_errors)
+generation = build_generation_graph(RunDeps(), input_schema=GenerationInput, output_schema=GenerationOutput,
+                                    context_schema=GenerationOptions, open_run=open_run, wrap_node=readable_errors)
 
 
 # --- evaluation -------------------------------------------------------------------------------
@@ -232,15 +278,15 @@ class EvaluationServerState(EvaluationInput, EvaluationOutput, total=False):
     pass
 
 
-class EvaluationOptions(BaseModel):
+class EvaluationOptions(ServerOptions):
     """Per-run options of the evaluation; unset = the server's settings."""
 
     metrics: Optional[list[MetricFamily]] = Field(None, description="Metric families (default: every family whose inputs are given).")
     judges: Optional[list[JudgeName]] = Field(None, description="LLM judges (default none; costly).")
     judge_llm: Optional[str] = Field(None, description="Judge model (default: llm.judge, else llm.default).")
-    tau: Optional[float] = Field(None, ge=0.0, lt=1.0, description="Fixed alignment threshold τ (default: the encoder-calibrated τ).")
-    lam: Optional[float] = Field(None, description="Redundancy strength λ of RA-AlignF1 (default 1.0).")
-    sim_mode: Optional[Literal["cosine", "chroma_l2"]] = Field(None, description="Similarity (default cosine).")
+    tau: Optional[like_setting("evaluation.tau")] = Field(None, description="Fixed alignment threshold τ (default: the encoder-calibrated τ).")
+    lam: Optional[like_setting("evaluation.lam")] = Field(None, description="Redundancy strength λ of RA-AlignF1 (default 1.0).")
+    sim_mode: Optional[like_setting("evaluation.sim_mode")] = Field(None, description="Similarity (default cosine).")
 
 
 def evaluate(state: EvaluationServerState) -> dict:
@@ -257,9 +303,10 @@ def evaluate(state: EvaluationServerState) -> dict:
 
     if not str(state.get("survey") or "").strip():
         raise UserError("input.survey is empty: give a server path or the survey's Markdown text")
-    survey = require_survey(load_survey(state["survey"], state.get("topic")), "input.survey")
+    survey = require_survey(load_survey(state["survey"], state.get("topic"), "input.survey"), "input.survey")
     survey.topic = survey.topic or survey.title
-    human = require_survey(load_survey(state["human"], survey.topic), "input.human") if state.get("human") else None
+    human = require_survey(load_survey(state["human"], survey.topic, "input.human"), "input.human") \
+        if state.get("human") else None
     bench = Path(state["bench_refs"]) if state.get("bench_refs") else None
     report = evaluate_survey(survey, settings, human=human, bench_refs=bench, metrics=options.metrics,
                              judges=list(options.judges or []))

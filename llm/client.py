@@ -10,14 +10,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from ..errors import BudgetExceeded, NetworkUnavailable, UserError
+from ..errors import BudgetExceeded, ModelRefused, NetworkUnavailable, UserError
 from ..sanitize import redact_text
 from .budget import TokenBudget
 from .cache import ResponseCache, cache_key
 from .local import LlamaCppChatModel
 from .meter import TokenMeter, estimate_tokens
 from .protocols import (MODE_MEMORY, IncompleteReply, NoToolCall, custom_base_url, is_mode_refusal, is_openai_compatible, is_refusal,
-                        reply_json_text, request_kwargs, server_key, stream_with_cap)
+                        malformed_reply, reply_json_text, request_kwargs, server_key, stream_with_cap)
 from .structured import StructuredOutputError, parse_structured, repair_instruction, schema_instruction
 
 T = TypeVar("T", bound=BaseModel)
@@ -31,7 +31,13 @@ _NOT_RETRIED = (UserError, BudgetExceeded, StructuredOutputError, TypeError, Att
 _CONFIG_ERROR_NAMES = ("AuthenticationError", "PermissionDeniedError", "NotFoundError",
                        "ModelAuthenticationError", "ModelPermissionDeniedError", "ModelNotFoundError")
 _NETWORK_ERROR_NAMES = ("APIConnectionError", "ConnectError", "ConnectionError", "APITimeoutError", "Timeout",
-                        "ModelConnectionError", "ModelTimeoutError", "ConnectTimeout", "ReadTimeout")
+                        "ModelConnectionError", "ModelTimeoutError", "ConnectTimeout", "ReadTimeout",
+                        # httpx's own errors reach us raw from a stream the SDK reads lazily: a server
+                        # that drops the connection mid-reply is RemoteProtocolError / ReadError
+                        "TransportError")
+_TIMEOUT_ERROR_NAMES = ("APITimeoutError", "Timeout", "TimeoutException", "ModelTimeoutError", "ReadTimeout",
+                        "ConnectTimeout", "TimeoutError")
+_DROPPED_ERROR_NAMES = ("RemoteProtocolError", "ReadError")
 _INVALID_REQUEST_NAMES = ("BadRequestError", "UnprocessableEntityError", "ModelInvalidRequestError")
 
 
@@ -60,6 +66,25 @@ def _is_transient(exc: BaseException) -> bool:
     if isinstance(exc, _NOT_RETRIED) or is_refusal(exc):
         return False
     return error_kind(exc) not in ("config", "invalid")
+
+
+def _network_message(exc: BaseException, spec: str, where: str, tries: int, timeout: float | None) -> str:
+    """One line for a network failure that outlasted the retries: what happened, where, how often."""
+    names: set[str] = set()
+    cause: BaseException | None = exc
+    for _ in range(5):  # the SDK wraps httpx's error (APIConnectionError from RemoteProtocolError)
+        if cause is None:
+            break
+        names |= {cls.__name__ for cls in type(cause).__mro__}
+        cause = cause.__cause__ or cause.__context__
+    attempts = f"{tries} {'try' if tries == 1 else 'tries'}"
+    if names & set(_TIMEOUT_ERROR_NAMES):
+        limit = f"within {timeout:g} s" if timeout else "in time"
+        return (f"the model '{spec}'{where} did not answer {limit} ({attempts}); a slow server needs a larger "
+                "llm.timeout (SURVEYGRAPH_LLM__TIMEOUT)")
+    if names & set(_DROPPED_ERROR_NAMES):
+        return f"the model server{where} closed the connection before its reply was complete ({attempts})"
+    return f"could not reach the model '{spec}'{where} ({attempts}): {exc}"
 
 
 def _endpoint(model: Any) -> str:
@@ -119,6 +144,7 @@ class LLMClient:
         max_output_tokens: int = 512,
         temperature: float = 0.3,
         retry_wait_seconds: float = 1.0,
+        timeout: float | None = None,
     ) -> None:
         self.model = model
         self.spec = spec
@@ -129,6 +155,7 @@ class LLMClient:
         self.max_output_tokens = max_output_tokens
         self.temperature = temperature
         self.retry_wait_seconds = retry_wait_seconds
+        self.timeout = timeout  # seconds per HTTP request, set on the model by the factory; for messages
         self._local = isinstance(model, LlamaCppChatModel)
         self._openai = is_openai_compatible(model)
         # Self-hosted servers may ignore the cap, so their replies are streamed and cut at the cap.
@@ -377,11 +404,17 @@ class LLMClient:
         # are not: grammar-constrained JSON ends by itself within max_tokens, and llama-cpp-python
         # streams tool calls with the function name repeated in every chunk and no usage.
         structured = any(k in (kwargs.get("extra_body") or {}) for k in ("response_format", "tools"))
-        if not (self._stream_capped and runnable is self.model) or structured:
-            result = runnable.invoke(messages, **kwargs)
-        else:
-            prompt_tokens = estimate_tokens("\n".join(_text_of(m) for m in messages))
-            result = stream_with_cap(runnable, messages, kwargs, limit + CAP_SLACK_TOKENS, prompt_tokens)
+        try:
+            if not (self._stream_capped and runnable is self.model) or structured:
+                result = runnable.invoke(messages, **kwargs)
+            else:
+                prompt_tokens = estimate_tokens("\n".join(_text_of(m) for m in messages))
+                result = stream_with_cap(runnable, messages, kwargs, limit + CAP_SLACK_TOKENS, prompt_tokens)
+        except (IndexError, ValueError) as exc:
+            readable = malformed_reply(exc, _endpoint(self.model))
+            if readable is None:
+                raise
+            raise readable from exc
         if (runnable is self.model and not structured and isinstance(result, BaseMessage)
                 and not _text_of(result).strip() and not getattr(result, "tool_calls", None)):
             # An empty text reply is a failed call: retried like a transient error, never cached,
@@ -414,9 +447,10 @@ class LLMClient:
             where = _endpoint(self.model)
             # redacted here, not where printed: LangGraph stores a failed step's error in the checkpoint
             if kind == "config":
-                raise UserError(redact_text(
+                raise ModelRefused(redact_text(
                     f"model '{self.spec}'{where} refused the request ({name}): {exc}; check the model name and "
                     "the API key variable (e.g. OPENAI_API_KEY)")) from exc
             if kind == "network":
-                raise NetworkUnavailable(redact_text(f"could not reach the model '{self.spec}'{where}: {exc}")) from exc
+                raise NetworkUnavailable(redact_text(_network_message(exc, self.spec, where, attempts[0],
+                                                                      self.timeout))) from exc
             raise

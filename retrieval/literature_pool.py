@@ -26,7 +26,8 @@ import numpy as np
 
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
 from .topic_facets import facet_shares, read_facets, stem_text, topic_facets
-from .topic_judge import PaperRecord, ReadingCache, RelevanceModel, TopicJudge, load_model, make_judge
+from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, load_model,
+                          make_judge)
 
 MIN_SEEDS = 5
 # The learned judge reads every paper against a random background sample of the store: in a store
@@ -66,7 +67,7 @@ class LiteraturePool:
     topic: str
     kept: list[str]  # on-topic ids, most probable first
     probability: dict[str, float]  # every candidate's probability of being on topic
-    judge: TopicJudge
+    judge: "TopicJudge | FacetRuleJudge"
     threshold: float
     rounds: list[PoolRound]
     seeds: int
@@ -209,9 +210,13 @@ class _Run:
     seed_rule: str
     cache: ReadingCache
     facet_classifiers: list
+    store: PoolStore
 
-    def judge(self, seeds: Sequence[str], options: PoolOptions) -> TopicJudge:
-        """The judge that learned the topic's vocabulary and centroid from ``seeds``."""
+    def judge(self, seeds: Sequence[str], options: PoolOptions) -> "TopicJudge | FacetRuleJudge":
+        """The judge that learned the topic's vocabulary and centroid from ``seeds`` (the facet
+        rule in a small store)."""
+        if _is_small(self.store, options):
+            return FacetRuleJudge(self.facets, self.cache)
         classifier = fit_topic_classifier(self.cache.term_rows(self.reader.records(seeds)), self.background_matrix,
                                           seed=options.seed)
         seed_vectors = np.stack([self.reader.vectors[i] for i in seeds if i in self.reader.vectors])
@@ -231,12 +236,17 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     seeds, seed_rule = _seeds(candidates, reader, facets)
     cache = ReadingCache(space, facets)
     background_matrix = cache.term_rows(reader.records(background))
-    facet_classifiers = [_facet_classifier(facet, store, reader, cache, background_matrix, options)
-                         for facet in facets]
+    small = _is_small(store, options)  # a small store is judged by its facets' words: nothing to learn
+    facet_classifiers = [] if small else [_facet_classifier(facet, store, reader, cache, background_matrix, options)
+                                          for facet in facets]
     return _Run(reader, background, background_docs, space, background_matrix,
                 np.stack([reader.vectors[i] for i in background if i in reader.vectors]),
                 store.encode_query(topic), candidates, facets, seeds, seed_rule, cache,
-                [c for c in facet_classifiers if c is not None])
+                [c for c in facet_classifiers if c is not None], store)
+
+
+def _is_small(store: PoolStore, options: PoolOptions) -> bool:
+    return store.count() < SMALL_STORE_FACTOR * options.background
 
 
 def _facet_classifier(facet, store: PoolStore, reader: _Reader, cache: ReadingCache, background_matrix,
@@ -257,9 +267,8 @@ def _small_store_pool(topic: str, run: "_Run", store: PoolStore, options: PoolOp
                       started: float) -> LiteraturePool:
     """Every retrieved candidate that names every facet of the topic in its title or abstract."""
     judge = run.judge(run.seeds, options)
-    readings = run.cache.readings(run.reader.records(run.candidates))
-    kept = [i for i, r in zip(run.candidates, readings) if r.text_min >= 1.0]
-    probability = {i: float(r.text_min >= 1.0) for i, r in zip(run.candidates, readings)}
+    probability = dict(zip(run.candidates, map(float, judge.probability(run.reader.records(run.candidates)))))
+    kept = [i for i in run.candidates if probability[i] >= 1.0]
     rounds = [PoolRound(0, [topic], len(run.candidates), len(kept), len(kept), time.perf_counter() - started)]
     estimate = {"on_topic": float(len(kept)), "low": float(len(kept)), "high": float(len(kept)),
                 "store": store.count(), "rule": "small store: papers naming every facet"}
@@ -290,7 +299,7 @@ def build_literature_pool(topic: str, store: PoolStore, *, options: PoolOptions 
     model = model or load_model()
     started = time.perf_counter()
     run = _start(topic, store, options)
-    if store.count() < SMALL_STORE_FACTOR * options.background:
+    if _is_small(store, options):
         return _small_store_pool(topic, run, store, options, started)
     reader, candidates, seeds = run.reader, run.candidates, run.seeds
     queries = [topic]

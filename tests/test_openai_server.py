@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.local_llm import MISSING as LOCAL_LLM_MISSING
+from tests.local_llm import REASON as LOCAL_LLM_REASON
+
 pytestmark = pytest.mark.slow
 
 RETRIES = 2
@@ -51,6 +54,8 @@ def _bundled_gguf(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
     """llama-cpp-python's server on a free loopback port; stopped (and waited for) in finally."""
+    if LOCAL_LLM_MISSING:
+        pytest.skip(LOCAL_LLM_REASON)
     pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server] (the `server` extra)")
     pytest.importorskip("langchain_openai", reason="needs langchain-openai (the `openai` extra)")
     model = _bundled_gguf(tmp_path_factory)

