@@ -3,6 +3,7 @@ from another topic's human outline, and heading-content agreement of each subsec
 
     python benchmarks/outline_taxonomy.py --home <data home> [--topics tuning|heldout|all|"A,B"]
         [--pool-cache /tmp/outline-pools] [--show]
+    python benchmarks/outline_taxonomy.py --home <data home> --topics "A" --pool-cache <dir> --sizes 100,300,700
 
 Runs only the planning and reading steps of the default offline job (the bundled model writes no
 headings, so the outline is the deterministic taxonomy) with the same-topic human outline excluded
@@ -112,6 +113,27 @@ def outline_figures(state: dict, *, encode, foreign: list[str]) -> dict:
             "cited": len({p for s in state["readings"].values() for p in s.get("paper_ids", [])})}
 
 
+def time_by_size(topic: str, home: Path, cache: Path, sizes: list[int]) -> None:
+    """plan_sections wall time on the first N papers of the topic's cached pool (M, most probable
+    first), with the load average at each measurement."""
+    from surveygraph.agents.planner import plan_sections
+    from surveygraph.graphs.runner import build_deps
+    from surveygraph.settings import Settings
+
+    cached = cache / f"{topic}.pkl"
+    if not cached.is_file():
+        raise SystemExit(f"no cached pool for {topic!r} in {cache}: run the figures once with --pool-cache")
+    pool = pickle.loads(cached.read_bytes())
+    deps = build_deps(Settings(home=home, generation={"exclude_outlines": [topic], "self_evaluate": False}))
+    plan_sections({"topic": topic, **pool, "memory": pool["memory"][:20]}, deps)  # loads the KB and encoder once
+    for n in sizes:
+        state = {"topic": topic, **pool, "memory": pool["memory"][:n]}
+        started = time.perf_counter()
+        outline = plan_sections(state, deps)["outline"]
+        seconds = time.perf_counter() - started
+        print(f"| {topic} | {len(state['memory'])} | {seconds:.1f} | {len(outline)} | {load_average()} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--home", required=True)
@@ -120,8 +142,15 @@ def main() -> None:
     parser.add_argument("--pool-cache", default="")
     parser.add_argument("--show", action="store_true", help="print the outlines (tuning topics only)")
     parser.add_argument("--json", default="", help="write per-topic figures to this file")
+    parser.add_argument("--sizes", default="", help="time plan_sections on the first N papers of each cached "
+                        "pool instead, e.g. 100,300,500,700 (needs --pool-cache)")
     args = parser.parse_args()
     offline_env()
+    if args.sizes:
+        print("| topic | papers | plan_sections s | sections | load average |\n|---|---:|---:|---:|---|")
+        for topic in topics_from(args.topics):
+            time_by_size(topic, Path(args.home), Path(args.pool_cache), [int(n) for n in args.sizes.split(",")])
+        return
     from surveygraph.agents.outline.vectors import memory_encoder
     from surveygraph.errors import UserError
 
