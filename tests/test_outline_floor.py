@@ -75,6 +75,19 @@ def test_clusters_recover_the_groups_and_partition_the_papers(encoder, request):
         assert all(len(sub["paper_ids"]) >= 2 for sub in section["subsections"])
 
 
+def test_small_pools_plan_without_error():
+    """Ten to thirty of the fixture papers (a small store's pool): a tier that offers no phrase at all
+    ('need at least one array to stack' in the batch test's small corpus) plans nothing, not a crash."""
+    ids, papers, _ = fixture_corpus()
+    for n in (10, 20, 30):
+        for start in (0, 10, 20, 30):
+            pool = (ids[start:] + ids[:start])[:n]
+            vectors, encode = tfidf_encoder(_texts(pool, papers))
+            outline = build_outline_floor(TOPIC, pool, papers, vectors, n_sections=4, n_subsections=2, encode=encode)
+            placed = [p for s in outline for p in s["paper_ids"]]
+            assert len(placed) == len(set(placed)) and set(placed) <= set(pool)
+
+
 def test_names_are_distinct_valid_and_name_the_groups(minilm):
     ids, papers, group = fixture_corpus()
     outline = build_outline_floor(TOPIC, ids, papers, minilm(_texts(ids, papers)), n_sections=4, n_subsections=2,

@@ -162,6 +162,8 @@ def choose_families(rows: list[int], names: list[Concept], leaves: list[Concept]
     scope = set(rows)
     cap = max(2 * len(rows) // max(n_families, 1), 4 * min_leaf)
     names = [c for c in names if valid(c, set(taken))]
+    if not names or not leaves:  # a small pool's tier may offer no phrase at all
+        return []
     kin = _Kinship(names, leaves, scope, vectors)
     excluded: set[str] = set()
     while True:
