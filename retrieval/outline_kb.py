@@ -292,7 +292,11 @@ def knowledge_base(settings: Settings, *, build_missing: bool = True) -> tuple[O
     kb = OutlineKB.load(settings)
     note = None
     if kb is None and build_missing and (settings.store_dir / "papers.sqlite").is_file():
-        summary = build_kb(settings, default_sources())
+        try:
+            summary = build_kb(settings, default_sources())
+        except UserError as exc:  # a store with no survey and no outline found: the outline is planned without
+            _LOADED[key] = None
+            return None, f"no outline knowledge base ({exc})"
         kb = OutlineKB.load(settings)
         note = (f"built the outline knowledge base once ({summary['outlines']} human outlines, "
                 f"{summary['abstracts']} survey abstracts); rebuild with `surveygraph outlines build-kb`")
