@@ -156,7 +156,7 @@ def _knowledge(state: dict, deps: GenerationDeps, encode) -> tuple[dict[str, int
 
 
 def _outline_floor(state: dict, deps: GenerationDeps, ids: list[str], n_sections: int) -> tuple[list[dict], dict]:
-    kept_ids, vectors, encode, stats = floor_inputs(deps.settings, ids, state.get("papers") or {})
+    kept_ids, vectors, encode, stats = floor_inputs(deps.settings, deps.corpus, ids, state.get("papers") or {})
     counts, related, background, kb_stats = _knowledge(state, deps, encode)
     floor = build_outline_floor(state["topic"], kept_ids, state.get("papers") or {}, vectors,
                                 n_sections=n_sections, n_subsections=shape_of(state, deps)[1],
@@ -226,9 +226,6 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
                                   within_ids=within)
         ids, dumps = remember_papers(hits)
         memory.papers.update(dumps)
-    demos = state.get("demos") or []
-    if settings.outline_demos == "related":
-        demos, _ = _demo_outlines(deps, section["query"], k=2)
     kept: list[dict] = []
     rejected: list[dict] = []
     result: dict = {"ids": ids, "dumps": dumps, "failure": None, "budget": False, "fallback": None}
@@ -236,6 +233,9 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
     if not drafts_enabled(deps, "planner"):
         rejected = [{"title": "", "reasons": [LOCAL_DRAFTS_SKIPPED]}]
     elif not state.get("budget_exhausted"):
+        demos = state.get("demos") or []
+        if settings.outline_demos == "related":  # only a model reads them: the floor learns from the KB
+            demos, _ = _demo_outlines(deps, section["query"], k=2)
         papers = _paper_views(memory, ids)
         prompt = render_prompt(
             "gen_plan_subsections", topic=as_data(state["topic"], 200),

@@ -3,6 +3,7 @@ from another topic's human outline, and heading-content agreement of each subsec
 
     python benchmarks/outline_taxonomy.py --home <data home> [--topics tuning|heldout|all|"A,B"]
         [--pool-cache /tmp/outline-pools] [--show]
+    python benchmarks/outline_taxonomy.py --home <data home> --topics "A" --pool-cache <dir> --sizes 100,300,700
 
 Runs only the planning and reading steps of the default offline job (the bundled model writes no
 headings, so the outline is the deterministic taxonomy) with the same-topic human outline excluded
@@ -112,6 +113,27 @@ def outline_figures(state: dict, *, encode, foreign: list[str]) -> dict:
             "cited": len({p for s in state["readings"].values() for p in s.get("paper_ids", [])})}
 
 
+def time_by_size(topic: str, home: Path, cache: Path, sizes: list[int]) -> None:
+    """plan_sections wall time on the first N papers of the topic's cached pool (M, most probable
+    first), with the load average at each measurement."""
+    from surveygraph.agents.planner import plan_sections
+    from surveygraph.graphs.runner import build_deps
+    from surveygraph.settings import Settings
+
+    cached = cache / f"{topic}.pkl"
+    if not cached.is_file():
+        raise SystemExit(f"no cached pool for {topic!r} in {cache}: run the figures once with --pool-cache")
+    pool = pickle.loads(cached.read_bytes())
+    deps = build_deps(Settings(home=home, generation={"exclude_outlines": [topic], "self_evaluate": False}))
+    plan_sections({"topic": topic, **pool, "memory": pool["memory"][:20]}, deps)  # loads the KB and encoder once
+    for n in sizes:
+        state = {"topic": topic, **pool, "memory": pool["memory"][:n]}
+        started = time.perf_counter()
+        outline = plan_sections(state, deps)["outline"]
+        seconds = time.perf_counter() - started
+        print(f"| {topic} | {len(state['memory'])} | {seconds:.1f} | {len(outline)} | {load_average()} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--home", required=True)
@@ -120,8 +142,15 @@ def main() -> None:
     parser.add_argument("--pool-cache", default="")
     parser.add_argument("--show", action="store_true", help="print the outlines (tuning topics only)")
     parser.add_argument("--json", default="", help="write per-topic figures to this file")
+    parser.add_argument("--sizes", default="", help="time plan_sections on the first N papers of each cached "
+                        "pool instead, e.g. 100,300,500,700 (needs --pool-cache)")
     args = parser.parse_args()
     offline_env()
+    if args.sizes:
+        print("| topic | papers | plan_sections s | sections | load average |\n|---|---:|---:|---:|---|")
+        for topic in topics_from(args.topics):
+            time_by_size(topic, Path(args.home), Path(args.pool_cache), [int(n) for n in args.sizes.split(",")])
+        return
     from surveygraph.agents.outline.vectors import memory_encoder
     from surveygraph.errors import UserError
 
@@ -131,14 +160,14 @@ def main() -> None:
     rows = []
     print(f"# outline figures ({load_average()})")
     print("| topic | pool | headings | one-word | generic | from another topic | agreement (lexical) | "
-          "agreement (nearest heading) | plan s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "agreement (nearest heading) | cited | plan s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     encode = None
     for topic in topics:
         try:
             state, deps, seconds = plan_and_read(topic, Path(args.home), Path(args.pool_cache) if args.pool_cache else None)
         except UserError as exc:  # the pool step refuses a topic the store holds too little on
-            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | |", flush=True)
+            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | | |", flush=True)
             continue
         encode = encode or memory_encoder(deps.settings)
         foreign = other_topic_headings(Path(args.data), topic)
@@ -146,7 +175,7 @@ def main() -> None:
         fig.update(topic=topic, pool=len(state.get("memory") or []), seconds=round(seconds, 1))
         rows.append(fig)
         print(f"| {topic} | {fig['pool']} | {fig['headings']} | {fig['one_word']} | {fig['generic']} | "
-              f"{fig['foreign']} | {fig['lexical']:.2f} | {fig['nearest']:.2f} | {fig['seconds']} |", flush=True)
+              f"{fig['foreign']} | {fig['lexical']:.2f} | {fig['nearest']:.2f} | {fig['cited']} | {fig['seconds']} |", flush=True)
         if args.show:
             for section in state["outline"]:
                 print(f"    {section['id']} {section['title']}  [{len(section.get('paper_ids') or [])}]")
@@ -158,7 +187,7 @@ def main() -> None:
     near = sum(r["nearest"] for r in rows) / max(len(rows), 1)
     print(f"| **all {len(rows)}** | | {total['headings']} | {total['one_word']} "
           f"({total['one_word'] / max(total['headings'], 1):.0%}) | {total['generic']} | {total['foreign']} | "
-          f"{lex:.2f} | {near:.2f} | |")
+          f"{lex:.2f} | {near:.2f} | {sum(r['cited'] for r in rows) / max(len(rows), 1):.0f} | |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 

@@ -137,7 +137,7 @@ def _store_pass(settings: Settings) -> tuple[list[KBSurvey], dict]:
     """The store's survey papers, and how many papers of a background sample use each 2-4 word
     phrase: a phrase common everywhere ('real-world applications', 'computational overhead') names
     no part of any one field."""
-    from ..agents.outline.concepts import phrase_grams, stem_key
+    from ..agents.outline.concepts import _WordFacts, phrase_grams, stem_key
     from ..agents.outline.names import _tokens
     from .paper_table import PaperTable
 
@@ -145,7 +145,7 @@ def _store_pass(settings: Settings) -> tuple[list[KBSurvey], dict]:
     if not path.is_file():
         return [], {"papers": 0, "df": {}}
     table = PaperTable(path, read_only=True)
-    surveys, df, sampled = [], Counter(), 0
+    surveys, df, sampled, facts = [], Counter(), 0, _WordFacts(set())
     for batch in table.iter_ids():
         for row, paper in enumerate(table.get(batch).values()):
             if SURVEY_TITLE.search(paper.title or ""):
@@ -153,7 +153,7 @@ def _store_pass(settings: Settings) -> tuple[list[KBSurvey], dict]:
             if row % BACKGROUND_EVERY == 0:
                 sampled += 1
                 df.update({stem_key(list(g)) for run in _tokens(f"{paper.title}. {paper.abstract or ''}")
-                           for g in phrase_grams(run, set())})
+                           for g in phrase_grams(run, set(), facts)})
     return surveys, {"papers": sampled, "df": {k: n for k, n in df.items() if n >= BACKGROUND_MIN_DF}}
 
 
@@ -168,11 +168,8 @@ def build_kb(settings: Settings, outline_paths: list[Path], *, encode=None) -> d
     if not surveys:
         raise UserError("nothing to mine: no human outlines given and no survey papers in the paper store "
                         "(ingest a corpus, or pass outline folders)")
-    if encode is None:
-        from ..agents.outline.vectors import memory_encoder  # noqa: layered below graphs; the planning encoder
-
-        encode = memory_encoder(settings)
-    vectors = np.asarray(encode([s.text() for s in surveys]), dtype=np.float32)
+    encoder = _index_encoder_id(settings) if encode is None else "given"
+    vectors = np.asarray((encode or _index_encode(settings))([s.text() for s in surveys]), dtype=np.float32)
     home = Path(settings.home)
     home.mkdir(parents=True, exist_ok=True)
     np.save(home / VECTORS_FILE, vectors)
@@ -181,9 +178,27 @@ def build_kb(settings: Settings, outline_paths: list[Path], *, encode=None) -> d
                "abstracts_with_taxonomy": sum(bool(s.taxonomy) for s in surveys),
                "headings": sum(len(s.headings) for s in surveys), "taxonomy_items": sum(len(s.taxonomy) for s in surveys)}
     summary["background_papers"] = background["papers"]
-    (home / KB_FILE).write_text(json.dumps({"version": KB_VERSION, "summary": summary, "background": background,
-                                            "surveys": [asdict(s) for s in surveys]}), encoding="utf-8")
+    (home / KB_FILE).write_text(json.dumps({"version": KB_VERSION, "encoder": encoder, "summary": summary,
+                                            "background": background, "surveys": [asdict(s) for s in surveys]}),
+                                encoding="utf-8")
     return summary
+
+
+LEGACY_ENCODER = "minilm"  # what KBs recording no encoder were embedded with
+
+
+def _index_encoder_id(settings: Settings) -> str:
+    from .embeddings import embedder_id
+
+    return embedder_id(settings)
+
+
+def _index_encode(settings: Settings):
+    """The paper index's encoder: the topic is compared with the surveys in the index's space."""
+    from .embeddings import get_embedder
+
+    embedder = get_embedder(settings)
+    return lambda texts: embedder.encode(list(texts))
 
 
 class OutlineKB:
@@ -210,6 +225,11 @@ class OutlineKB:
         if data.get("version") != KB_VERSION or len(surveys) != len(vectors):
             raise UserError(f"the outline knowledge base in {home} is from another version: "
                             "run `surveygraph outlines build-kb` again")
+        # Planning compares the topic with the surveys in the paper index's space. A KB built with
+        # another encoder (before version 2 of the planner: contextual MiniLM) is re-encoded here,
+        # a few hundred milliseconds with the static index encoder, instead of loading that model.
+        if data.get("encoder", LEGACY_ENCODER) not in (_index_encoder_id(settings), "given"):
+            vectors = np.asarray(_index_encode(settings)([s.text() for s in surveys]), dtype=np.float32)
         return cls(surveys, vectors, data.get("background"))
 
     def excluded_rows(self, exclude: list[str]) -> set[int]:
@@ -272,7 +292,11 @@ def knowledge_base(settings: Settings, *, build_missing: bool = True) -> tuple[O
     kb = OutlineKB.load(settings)
     note = None
     if kb is None and build_missing and (settings.store_dir / "papers.sqlite").is_file():
-        summary = build_kb(settings, default_sources())
+        try:
+            summary = build_kb(settings, default_sources())
+        except UserError as exc:  # a store with no survey and no outline found: the outline is planned without
+            _LOADED[key] = None
+            return None, f"no outline knowledge base ({exc})"
         kb = OutlineKB.load(settings)
         note = (f"built the outline knowledge base once ({summary['outlines']} human outlines, "
                 f"{summary['abstracts']} survey abstracts); rebuild with `surveygraph outlines build-kb`")

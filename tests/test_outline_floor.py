@@ -59,15 +59,33 @@ def test_clusters_recover_the_groups_and_partition_the_papers(encoder, request):
         encode = request.getfixturevalue("minilm")
         vectors = encode(_texts(ids, papers))
     outline = build_outline_floor(TOPIC, ids, papers, vectors, n_sections=4, n_subsections=2, encode=encode)
-    # a role section whose subgroups share no phrase keeps one subsection instead of a made-up name
-    assert len(outline) == 4 and all(1 <= len(s["subsections"]) <= 2 for s in outline)
-    assert sum(len(s["subsections"]) for s in outline) >= 5
+    # the three sub-areas whose titles share phrases (knowledge graphs, visual question answering,
+    # evaluation) head sections of their own, not one 'Question Answering' over two of them; the
+    # efficiency papers share no phrase two titles use, so no heading names them and they stay in M
+    # under no heading (issue 29: a heading's papers are about it), rather than under a made-up name
+    assert 3 <= len(outline) <= 4 and all(1 <= len(s["subsections"]) <= 2 for s in outline)
+    majorities = {Counter(group[p] for p in s["paper_ids"]).most_common(1)[0][0] for s in outline}
+    assert {"graph", "eval", "multimodal"} <= majorities
     assert _purity(outline, group) >= 0.85
-    # sections partition M; a subsection holds papers of its section only; nothing is empty
-    assert sorted(p for s in outline for p in s["paper_ids"]) == sorted(ids)
+    # no paper in two sections; a subsection holds papers of its section only; nothing is empty
+    placed = [p for s in outline for p in s["paper_ids"]]
+    assert len(placed) == len(set(placed)) and len(placed) >= 0.6 * len(ids)
     for section in outline:
         assert {p for sub in section["subsections"] for p in sub["paper_ids"]} <= set(section["paper_ids"])
         assert all(len(sub["paper_ids"]) >= 2 for sub in section["subsections"])
+
+
+def test_small_pools_plan_without_error():
+    """Ten to thirty of the fixture papers (a small store's pool): a tier that offers no phrase at all
+    ('need at least one array to stack' in the batch test's small corpus) plans nothing, not a crash."""
+    ids, papers, _ = fixture_corpus()
+    for n in (10, 20, 30):
+        for start in (0, 10, 20, 30):
+            pool = (ids[start:] + ids[:start])[:n]
+            vectors, encode = tfidf_encoder(_texts(pool, papers))
+            outline = build_outline_floor(TOPIC, pool, papers, vectors, n_sections=4, n_subsections=2, encode=encode)
+            placed = [p for s in outline for p in s["paper_ids"]]
+            assert len(placed) == len(set(placed)) and set(placed) <= set(pool)
 
 
 def test_names_are_distinct_valid_and_name_the_groups(minilm):

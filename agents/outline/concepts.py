@@ -53,7 +53,7 @@ GERUND_VERBS = set("""integrating enhancing improving leveraging incorporating c
     investigating rethinking revisiting understanding empowering unlocking unleashing advancing harnessing augmenting
     utilizing employing adapting aligning selecting optimizing ensuring maintaining capturing exploiting handling
     supporting guiding making building towards scaling teaching training making turning assessing benchmarking
-    measuring analyzing characterizing quantifying detecting""".split())
+    measuring analyzing characterizing quantifying detecting accelerating""".split())
 
 
 def stem_key(words: list[str]) -> str:
@@ -87,17 +87,26 @@ _ADJECTIVE_END = ("ive", "able", "ible", "ous", "ful", "less", "ly")
 NOUNS_IN_AL = {"retrieval", "signal", "removal", "proposal", "interval", "arrival", "approval", "survival", "rehearsal",
                "trial", "material", "potential", "tutorial", "manual", "animal", "terminal", "journal", "hospital",
                "rival", "portal", "appraisal", "referral", "denial", "dismissal", "disposal", "renewal", "reversal"}
+# Generic head nouns that open real concepts ('model compression', 'model merging', 'network pruning',
+# 'system prompts') though they never end one ('language model', 'recommender system').
+OPENING_HEADS = {"model", "network", "system"}
+NOUNS_IN_IC = {"topic", "logic", "music", "traffic", "clinic", "arithmetic", "epidemic", "rhetoric", "metric",
+               "graphic", "heuristic", "mechanic", "critic", "fabric", "mosaic", "relic", "tactic", "panic"}
 # Verbs that open a clause ('Mitigate Hallucinations', 'Fails to ...'): a phrase never starts with one.
 CLAUSE_VERBS = {"mitigate", "mitigates", "reduce", "improve", "enhance", "enable", "fail", "fails", "use", "uses",
                 "make", "makes", "achieve", "yield", "yields", "remain", "remains", "suffer", "suffers", "lead", "leads"}
-BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "github", "result", "paper", "manuscript"}
+IRREGULAR_PARTICIPLES = {"spoken", "written", "driven", "given", "hidden", "taken", "chosen", "known", "shown", "grown",
+                         "drawn", "broken", "frozen", "proven", "unseen", "seen", "built", "made", "held", "led"}
+BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "github", "result", "paper", "manuscript",
+                     "report", "reports"}
 
 
 def _noun_end(word: str) -> bool:
     """Not an adjective or adverb by its ending ('contrastive', 'generalizable', 'multimodal',
     'independently'): a phrase ending on one was cut before its noun."""
     last = word.split("-")[-1]
-    if last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL):
+    if last.endswith(("'s", "'")) or last in IRREGULAR_PARTICIPLES or last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
+            (last.endswith("ic") and last not in NOUNS_IN_IC):
         return False
     return last not in BOILERPLATE_NOUNS
 
@@ -110,23 +119,97 @@ def _ok_edge(word: str, banned: set[str]) -> bool:
         word not in banned
 
 
-def phrase_grams(words: list[str], banned: set[str]) -> list[tuple[str, ...]]:
-    """Candidate n-grams (2..MAX_WORDS) of one token run, lower-cased words kept."""
+def _topic_word(word: str, banned: set[str]) -> bool:
+    return all(p in banned or p in STOP for p in word.split("-") if p)
+
+
+TASK_FOLLOWERS = {"task", "benchmark", "dataset", "setting", "scenario", "application", "domain", "problem"}
+MIN_USES = 10  # uses of a phrase before the words around it say what kind of thing it is
+# Words before a measure ('reduces memory usage', 'high computational costs', 'faster rendering speed').
+MEASURE_CUES = {f"{stem}{end}" for stem in ("reduc", "lower", "decreas", "increas", "improv", "sav", "minimiz", "minimis",
+                                             "maximiz", "maximis", "boost", "cut", "higher", "less", "fewer")
+                for end in ("", "e", "es", "ed", "ing", "s")} | {
+    "high", "low", "significant", "substantial", "considerable", "excessive", "prohibitive", "massive", "huge",
+    "heavy", "additional", "extra", "lower", "higher", "faster", "greater", "better", "reduced", "increased",
+    "overall", "total", "average", "peak", "limited", "minimal", "negligible", "marginal"}
+
+
+# Words after which English puts a verb or a predicate ('to detect', 'we propose', 'are prone'):
+# a word the pool mostly uses there is no concept's first or last word.
+VERB_CUES = {"to", "we", "can", "may", "could", "will", "cannot", "should", "must", "might", "would", "is", "are",
+             "be", "was", "were", "remain", "remains", "often", "also", "not"}
+VERB_SHARE = 0.3  # 'detect' 0.81, 'prone' 0.79 after a cue in the hallucination pool; nouns 0.00-0.05
+NOUNS_IN_LY = {"family", "anomaly", "assembly", "supply", "monopoly", "early", "rally", "italy", "poly"}
+
+
+def verb_like(texts: list[list[list[str]]]) -> set[str]:
+    """Words of these token runs used mostly as verbs or predicates (``VERB_SHARE`` of their uses
+    after a VERB_CUES word, at least three uses), and the -s forms of such verbs ('accelerates')."""
+    uses: Counter = Counter()
+    cued: Counter = Counter()
+    for runs in texts:
+        for run in runs:
+            before = ""
+            for word in run:
+                low = word.lower()
+                uses[low] += 1
+                cued[low] += before in VERB_CUES
+                before = low
+    verbs = {w for w, n in uses.items() if n >= 3 and cued[w] >= VERB_SHARE * n}
+    return verbs | {w for w in uses if w.endswith("s") and (w[:-1] in verbs or (w.endswith("es") and w[:-2] in verbs))}
+
+
+class _WordFacts:
+    """What the n-gram filter asks of one lower-cased word, computed once per word (a 1,500-paper
+    pool has ~2 million n-gram positions but only ~30,000 distinct words)."""
+
+    def __init__(self, banned: set[str], verbs: set[str] | frozenset = frozenset()):
+        self.banned = banned
+        self.verbs = verbs
+        self.cache: dict[str, tuple[str, bool, bool, bool, bool]] = {}
+
+    def __call__(self, word: str) -> tuple[str, bool, bool, bool, bool]:
+        """(stem, may start a phrase, may end one, may stand inside one, is only topic/stop words).
+        A topic word may stand at one end of a phrase ('adaptive retrieval', 'inference engines' of
+        their topics), never at both (_gram_spans): the topic's own phrases name no part of it."""
+        found = self.cache.get(word)
+        if found is None:
+            topic = _topic_word(word, self.banned)
+            edge = _ok_edge(word, set() if topic else self.banned) and len(word) >= 2 and word not in self.verbs
+            # a participle opens concepts ('structured pruning', 'distributed training') but ends none
+            opens = edge or (word not in self.verbs and (
+                word in OPENING_HEADS or (_participle(word) and word not in EDGE_BAN and _ok_edge(word[:-2] + "e", set()))))
+            adverb = len(word) > 4 and word.endswith("ly") and word not in NOUNS_IN_LY  # 'factually incorrect'
+            found = self.cache[word] = (
+                stem_word(word),
+                opens and word not in GERUND_VERBS and word not in CLAUSE_VERBS and not adverb,
+                edge and _noun_end(word),
+                len(word) >= 2 and (word not in STOP or word in INNER),
+                all(p in self.banned or p in STOP for p in word.split("-") if p))
+        return found
+
+
+def _gram_spans(facts: list[tuple], n_max: int = MAX_WORDS):
+    """(start, n) of the candidate n-grams (2..n_max) of one token run, from its words' facts."""
+    for i, first in enumerate(facts):
+        if not first[1]:
+            continue
+        for n in range(2, min(n_max, len(facts) - i) + 1):
+            last = facts[i + n - 1]
+            if n > 2 and not facts[i + n - 2][3]:
+                break  # a stop word inside: every longer gram from i has it too
+            if last[2] and not (first[4] and last[4]) and not all(f[4] for f in facts[i:i + n]):
+                yield i, n
+
+
+def phrase_grams(words: list[str], banned: set[str], facts: _WordFacts | None = None) -> list[tuple[str, ...]]:
+    """Candidate n-grams (2..MAX_WORDS) of one token run, lower-cased words kept: no stop,
+    boilerplate or clause word at either end, no stop word inside but 'of', 'and', 'for', 'in', 'to',
+    ending on a noun, not made only of the topic's words."""
+    facts = facts or _WordFacts(banned)
     low = [w.lower() for w in words]
-    grams = []
-    for n in range(2, MAX_WORDS + 1):
-        for i in range(len(low) - n + 1):
-            gram = low[i:i + n]
-            if gram[0] in GERUND_VERBS or gram[0] in CLAUSE_VERBS or not _noun_end(gram[-1]) \
-                    or not (_ok_edge(gram[0], banned) and _ok_edge(gram[-1], banned)):
-                continue
-            inner = gram[1:-1]
-            if any(w in STOP and w not in INNER for w in inner) or any(len(w) < 2 for w in gram):
-                continue
-            if all(p in banned or p in STOP for w in gram for p in w.split("-") if p):
-                continue  # the topic's own words ('large language models')
-            grams.append(tuple(gram))
-    return grams
+    known = [facts(w) for w in low]
+    return [tuple(low[i:i + n]) for i, n in _gram_spans(known)]
 
 
 class PhraseIndex:
@@ -136,23 +219,40 @@ class PhraseIndex:
         self.n = len(titles)
         self.in_title: dict[str, set[int]] = defaultdict(set)
         self.in_abstract: dict[str, set[int]] = defaultdict(set)
-        self.forms: dict[str, Counter] = defaultdict(Counter)
+        self.forms: dict[str, Counter] = defaultdict(Counter)  # original casing ('KV cache', 'LoRA')
         self.followers: dict[str, Counter] = defaultdict(Counter)  # next word after each occurrence
+        self.preceders: dict[str, Counter] = defaultdict(Counter)  # word before each occurrence
         self.banned = banned
-        for row, (title, abstract) in enumerate(zip(titles, abstracts)):
-            for target, text in ((self.in_title, title), (self.in_abstract, abstract)):
-                for run in _tokens(text):
-                    for gram in phrase_grams(run, banned):
-                        key = stem_key(list(gram))
+        runs = [(_tokens(title), _tokens(abstract)) for title, abstract in zip(titles, abstracts)]
+        facts = _WordFacts(banned, verb_like([r for pair in runs for r in pair]))
+        for row, (title_runs, abstract_runs) in enumerate(runs):
+            for target, text_runs in ((self.in_title, title_runs), (self.in_abstract, abstract_runs)):
+                for run in text_runs:
+                    known = [facts(w.lower()) for w in run]
+                    stems = [f[0] for f in known]
+                    for i, n in _gram_spans(known):
+                        key = " ".join(stems[i:i + n])
                         target[key].add(row)
-                        self.forms.setdefault(key, Counter())
-            for run in _tokens(f"{title}. {abstract}"):  # original casing ('KV cache', 'LoRA')
-                for n in range(2, MAX_WORDS + 1):
-                    for i in range(len(run) - n + 1):
-                        key = stem_key([w.lower() for w in run[i:i + n]])
-                        if key in self.forms:
-                            self.forms[key][" ".join(run[i:i + n])] += 1
-                            self.followers[key][stem_word(run[i + n].lower()) if i + n < len(run) else ""] += 1
+                        self.forms[key][" ".join(run[i:i + n])] += 1
+                        self.followers[key][stems[i + n] if i + n < len(run) else ""] += 1
+                        self.preceders[key][run[i - 1].lower() if i else ""] += 1
+
+    def task_share(self, key: str) -> float:
+        """The share of the phrase's uses followed by a word that makes it a task or a setting
+        ('question answering tasks', '... benchmarks', 'autonomous driving scenarios'): a problem the
+        methods are applied to, not a family of methods. On the tuning pools method phrases score
+        0.00-0.02 and task phrases 0.12-0.15 (benchmarks/results/outline_taxonomy.md)."""
+        found = self.followers.get(key)
+        total = sum(found.values()) if found else 0
+        return sum(found[w] for w in TASK_FOLLOWERS if w in found) / total if total >= MIN_USES else 0.0
+
+    def measure_share(self, key: str) -> float:
+        """The share of the phrase's uses after a word that changes or sizes a quantity ('reduces
+        computational costs', 'high token usage', 'improve rendering speed'): a measure methods
+        move, not a family of methods."""
+        found = self.preceders.get(key)
+        total = sum(found.values()) if found else 0
+        return sum(found[w] for w in MEASURE_CUES if w in found) / total if total >= MIN_USES else 0.0
 
     def incomplete(self, key: str) -> bool:
         """Nearly always continued by the same word ('integrating external' -> 'knowledge')."""
@@ -160,7 +260,8 @@ class PhraseIndex:
         if not found or sum(found.values()) < 2:
             return False
         word, count = found.most_common(1)[0]
-        return bool(word) and count >= 0.7 * sum(found.values())
+        # a preposition after it ('model compression by ...') ends the phrase, it does not continue it
+        return bool(word) and word not in STOP and count >= 0.7 * sum(found.values())
 
     def form(self, key: str) -> str:
         found = self.forms.get(key)
@@ -183,6 +284,11 @@ def _contains(longer: str, shorter: str) -> bool:
 
 
 MIN_LIFT = 3.0  # a phrase this much more common in the pool than in the background names a part of the field
+# Disciplines name a whole field, never a part of one ('Machine Learning' heading a section of a
+# federated learning survey says nothing about what its papers do).
+DISCIPLINES = {"machine learning", "deep learning", "neural networks", "deep neural networks", "artificial intelligence",
+               "computer vision", "natural language processing", "data science", "data mining", "signal processing",
+               "pattern recognition", "computer science", "information retrieval", "robotics research"}
 
 
 def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[str, int] | None = None,
@@ -217,6 +323,9 @@ def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[
             if len(concepts[best].support) >= 0.8 * len(concepts[short].support):
                 fragments.add(short)
     result = []
+    fragments |= {stem_key(d.split()) for d in DISCIPLINES}
+    for key in _acronym_duplicates(concepts):
+        fragments.add(key)
     for key, concept in concepts.items():
         if key in fragments:
             continue
@@ -229,6 +338,47 @@ def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[
                 continue
         result.append(concept)
     return sorted(result, key=lambda c: c.key)
+
+
+def short_key(key: str) -> str:
+    """The key with each hyphenated compound read as its initials ('key-value cach' -> 'kv cach')
+    and every other word cut to five letters ('robotic manipulation' = 'robot manipulation')."""
+    return " ".join("".join(p[0] for p in w.split("-") if p) if len([p for p in w.split("-") if p]) > 1 else w[:5]
+                    for w in key.split())
+
+
+def _acronym_duplicates(concepts: dict[str, Concept]) -> set[str]:
+    """Keys whose acronym form is another concept's key ('key-value cache' = 'KV cache'), or that
+    differ only by a hyphen ('KV-cache compression' = 'KV cache compression'): the one with fewer
+    papers goes, its papers given to the other."""
+    parent = {key: key for key in concepts}
+
+    def root(key: str) -> str:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    first: dict[str, str] = {}
+    for key in sorted(concepts):
+        for variant in {short_key(key), short_key(key.replace("-", " "))}:
+            if variant in first:
+                parent[root(key)] = root(first[variant])
+            else:
+                first[variant] = key
+    by_short: dict[str, list[str]] = defaultdict(list)
+    for key in concepts:
+        by_short[root(key)].append(key)
+    dropped = set()
+    for keys in by_short.values():
+        if len(keys) > 1:
+            keep = max(keys, key=lambda k: (len(concepts[k].support), k))
+            for other in keys:
+                if other != keep:
+                    concepts[keep].strong |= concepts[other].strong
+                    concepts[keep].weak = (concepts[keep].weak | concepts[other].weak) - concepts[keep].strong
+                    dropped.add(other)
+    return dropped
 
 
 def concept_score(concept: Concept, rows: set[int] | None = None) -> float:
@@ -248,7 +398,8 @@ def overlapping_words(a: str, b: str) -> bool:
 
 
 def select_concepts(concepts: list[Concept], rows: set[int], k: int, *, min_support: int,
-                    avoid: set[str] | frozenset = frozenset(), max_overlap: float = 0.5) -> list[Concept]:
+                    avoid: set[str] | frozenset = frozenset(), max_overlap: float = 0.5,
+                    distinct_words: bool = True) -> list[Concept]:
     """Up to ``k`` phrases that together organise ``rows``: greedy on the score of the papers not yet
     covered; a phrase sharing a word with one already chosen (or with ``avoid``), or whose papers
     are mostly already covered by one chosen phrase, is skipped."""
@@ -259,7 +410,7 @@ def select_concepts(concepts: list[Concept], rows: set[int], k: int, *, min_supp
     while len(chosen) < k:
         best, best_score = None, 0.0
         for concept in pool:
-            if any(overlapping_words(concept.key, c.key) for c in chosen):
+            if distinct_words and any(overlapping_words(concept.key, c.key) for c in chosen):
                 continue
             mine = concept.support & rows
             if any(len(mine & c.support) > max_overlap * len(mine) for c in chosen):

@@ -1,16 +1,18 @@
-"""Embeddings for planning: memory M's papers and headings in one space.
+"""Embeddings for planning: memory M's papers, the topic and the headings in one space.
 
-Planning embeds with the outline DB's encoder (``store.outline_embedding_model``, contextual
-MiniLM by default) rather than the paper index's: the outline DB already uses it for headings,
-and on the shared corpus the static index encoder ranks off-topic papers (3-D scene generation
-for a RAG topic) as close to the topic as real RAG papers, which would give them sections of
-their own. Vectors go through the on-disk embedding cache, so a second run on the same topic
-does not re-encode.
+Planning uses the paper index's own space: every paper of M already has its stored vector there
+(``corpus.vectors``), so a pool of 1,500 papers costs a lookup, not 1,500 abstracts through the
+contextual MiniLM (that took ~3 minutes of a 5-minute plan on two cores for 620 papers). The topic,
+headings and any paper the index lacks are encoded with the index's encoder (a static model by
+default: a few hundred short strings in milliseconds). Which papers are on topic was decided when M
+was built (agents/topic_pool.py), so the static space only has to place papers among headings of
+one field, which it does as well as the contextual model on the tuning topics
+(benchmarks/results/outline_taxonomy.md, "speed").
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -21,9 +23,10 @@ Encode = Callable[[list[str]], np.ndarray]
 
 
 def memory_encoder(settings: Settings) -> Encode:
+    """The paper index's encoder (with the on-disk embedding cache): topic, headings, KB surveys."""
     from ...retrieval.embeddings import get_embedder
 
-    embedder = get_embedder(settings.with_embedding_model(settings.store.outline_embedding_model))
+    embedder = get_embedder(settings)
     return lambda texts: np.asarray(embedder.encode(list(texts)), dtype=float)
 
 
@@ -31,12 +34,14 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.maximum(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12)
 
 
-def floor_inputs(settings: Settings, ids: list[str], papers: dict[str, dict]) -> tuple[list[str], np.ndarray, Encode, dict]:
-    """(ids to cluster, their unit vectors, the heading encoder, stats for the manifest).
-
-    Which papers are on topic was decided once, when M was built (agents/topic_pool.py)."""
+def floor_inputs(settings: Settings, corpus: Any, ids: list[str],
+                 papers: dict[str, dict]) -> tuple[list[str], np.ndarray, Encode, dict]:
+    """(ids to organise, their unit vectors, the heading encoder, stats for the manifest)."""
     encode = memory_encoder(settings)
     present = [pid for pid in ids if pid in papers]
-    texts = [paper_from_dump(papers[pid]).embedding_text() for pid in present]
-    vectors = _unit(encode(texts)) if texts else np.zeros((0, 1))
-    return present, vectors, encode, {"papers_clustered": len(present)}
+    stored = corpus.vectors(present) if hasattr(corpus, "vectors") and present else {}
+    missing = [pid for pid in present if pid not in stored]
+    if missing:  # papers the index lacks (a store without vectors, a test double): encode their texts
+        stored = {**stored, **dict(zip(missing, encode([paper_from_dump(papers[p]).embedding_text() for p in missing])))}
+    vectors = _unit(np.stack([np.asarray(stored[p], dtype=float) for p in present])) if present else np.zeros((0, 1))
+    return present, vectors, encode, {"papers_clustered": len(present), "papers_encoded": len(missing)}
