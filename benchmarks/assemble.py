@@ -37,6 +37,7 @@ ORDER = [
     "reliability",
     "reliability_inputs",
     "faults_data",
+    "install",
     "scale",
     "protocols",
 ]

@@ -293,3 +293,14 @@ def test_real_bad_model_outline_falls_back_with_reasons(tmp_path):
     assert sub_fallbacks and all(f["rejected"] and f["item"] for f in sub_fallbacks)
     titles = [s["title"] for s in state["outline"]] + [sub["title"] for s in state["outline"] for sub in s["subsections"]]
     assert len({normalize_title(t) for t in titles}) == len(titles)
+
+
+def test_a_role_heading_does_not_repeat_the_topics_opening_word():
+    """'Evaluation of Large Language Models' gave the heading 'Benchmarks and Evaluation of Evaluation
+    of Large Language Models' (a blind reader quoted it)."""
+    from surveygraph.agents.outline.roles import APPLICATIONS, EVALUATION, role_heading
+
+    assert role_heading(EVALUATION, "Evaluation of Large Language Models") == \
+        "Benchmarks and Evaluation of Large Language Models"
+    assert role_heading(APPLICATIONS, "Applications of Diffusion Models") == "Applications of Diffusion Models"
+    assert role_heading(EVALUATION, "Graph Neural Networks") == "Benchmarks and Evaluation of Graph Neural Networks"

@@ -112,8 +112,13 @@ def paper_role(title: str, topic: str) -> str:
 def role_heading(role: str, topic: str) -> str:
     """The heading of a role section, instantiated with the topic (never another survey's words)."""
     subject = topic if len(topic) <= 40 else re.split(r"\s+(?:for|in|of|on|with)\s+", topic)[0]
-    return {FOUNDATIONS: f"Foundations of {subject}", EVALUATION: f"Benchmarks and Evaluation of {subject}",
-            APPLICATIONS: f"Applications of {subject}"}[role]
+    label = {FOUNDATIONS: "Foundations", EVALUATION: "Benchmarks and Evaluation", APPLICATIONS: "Applications"}[role]
+    # A topic that opens with the role's own word ("Evaluation of LLMs") is not repeated after it:
+    # "Benchmarks and Evaluation of Large Language Models", not "... Evaluation of Evaluation of ...".
+    opening = re.match(r"(\w+?)s?\s+(?:of|for|in|on)\s+(.+)", subject)
+    if opening and opening.group(1).lower() in {w.lower().rstrip("s") for w in label.split()}:
+        subject = opening.group(2)
+    return f"{label} of {subject}"
 
 
 _SYSTEM_NAME = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}|[A-Za-z]-?\d|\d[A-Za-z]{2,}")
