@@ -39,8 +39,7 @@ MAX_SEEDS = 400  # the classifier learns the vocabulary from at most this many c
 
 @dataclass(frozen=True)
 class PoolOptions:
-    per_query: int = 1000  # ids per engine (BM25, dense) per sub-query
-    topic_depth: int = 1000  # ids per engine for the topic itself: the best query there is, read deep
+    per_query: int = 1000  # ids per engine (BM25, dense) per query, the topic's own and each sub-query's
     neighbours: int = 8000  # at most this many embedding neighbours of the kept papers per round
     max_rounds: int = 4
     subqueries: int = 10  # per round
@@ -232,7 +231,7 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     reader.fetch(background)
     background_docs = reader.documents(background)
     space = TermSpace(background_docs)
-    candidates = _retrieve(store, [topic], options.topic_depth)
+    candidates = _retrieve(store, [topic], options.per_query)
     reader.fetch(candidates)
     facets = topic_facets(topic, [" ".join(reader.texts.get(i, ("", ""))) for i in candidates[:300]])
     seeds, seed_rule = _seeds(candidates, reader, facets)
@@ -335,7 +334,7 @@ def build_literature_pool(topic: str, store: PoolStore, *, options: PoolOptions 
         found = _retrieve(store, queries, options.per_query)
         centroid = np.mean([reader.vectors[i] for i in kept if i in reader.vectors], axis=0)
         found += store.nearest_ids(centroid / max(np.linalg.norm(centroid), 1e-12),
-                                   min(options.neighbours, 3 * len(kept) + options.topic_depth))
+                                   min(options.neighbours, 3 * len(kept) + options.per_query))
         candidates = list(dict.fromkeys(candidates + found))
         reader.fetch(candidates)
         seeds = kept[:MAX_SEEDS]
