@@ -2,9 +2,9 @@
 
     # 1. anonymised, shuffled outlines per topic (ours from a fresh default plan, the four systems'
     #    extracted from weaidb_surveybench), and a key file kept apart
-    python benchmarks/outline_blind.py outlines --home <data home> --topics heldout --out /work/blind/outline
+    python benchmarks/outline_blind.py outlines --home <data home> --topics heldout --out <outline dir>
     # 2. per subsection of ours: the heading and its cited works (title, abstract) to label 1/0
-    python benchmarks/outline_blind.py labels --home <data home> --topics heldout --out /work/blind/outline
+    python benchmarks/outline_blind.py labels --home <data home> --topics heldout --out <outline dir>
 
 Ours is planned and read with the default offline settings and the same-topic human outline excluded
 (``generation.exclude_outlines``; the knowledge base excludes that survey by topic and title). This
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import load_average, offline_env  # noqa: E402
+from _common import DEFAULT_DATA, load_average, offline_env  # noqa: E402
 from outline_taxonomy import plan_and_read, topics_from  # noqa: E402
 
 SYSTEMS = ("AutoSurvey", "SurveyForge", "LLMxMR-V2", "OpenAI_DeepResearch")
@@ -123,9 +123,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=["outlines", "labels", "both"])
     parser.add_argument("--home", required=True)
-    parser.add_argument("--data", default="/work/shared/data")
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--topics", default="heldout")
-    parser.add_argument("--out", default="/work/blind/outline")
+    parser.add_argument("--out", required=True)
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--pool-cache", default="", help="reuse pools cached by outline_taxonomy.py")
     args = parser.parse_args()

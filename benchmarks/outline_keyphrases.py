@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import load_average, offline_env  # noqa: E402
+from _common import DEFAULT_DATA, load_average, offline_env  # noqa: E402
 from outline_taxonomy import TUNING  # noqa: E402
 
 
@@ -50,7 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pool-cache", required=True)
     parser.add_argument("--home", required=True)
-    parser.add_argument("--data", default="/work/shared/data")
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
     offline_env()

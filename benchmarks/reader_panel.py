@@ -2,11 +2,11 @@
 
     # 1. generate ours (same-topic human outline excluded) and write anonymised, shuffled panels
     python benchmarks/reader_panel.py prepare --version v1 --home <data home> --topics "A,B" \
-        --out /work/blind/panels [--data ../shared/data]
+        --out <panel dir> [--data ../shared/data]
     # 2. a reader who did not write the code scores <out>/<version>/<slug>/draft_*.md into
     #    <out>/<version>/<slug>/verdict.json (format: READER_FORMAT below)
     # 3. join verdicts with the keys and store them as benchmark data
-    python benchmarks/reader_panel.py collect --version v1 --out /work/blind/panels
+    python benchmarks/reader_panel.py collect --version v1 --out <panel dir>
 
 Panels are the reader labels of issue 30: the offline quality score is validated on them (and fitted
 on them only leave-one-topic-out). ``prepare`` keeps the key (which letter is which system) in
