@@ -141,6 +141,9 @@ class GenerationSettings(BaseModel):
     relevance: bool = True
     papers_per_section: int = Field(60, ge=1)  # |M_i|
     papers_per_subsection: int = Field(8, ge=1)  # K_Oij
+    # A pool of at most this many on-topic papers is a short survey: every subsection cites all the
+    # papers placed under it, so the survey cites every on-topic work found (0 = always K per subsection).
+    cite_whole_pool_below: int = Field(60, ge=0)
     subqueries: int = Field(3, ge=1)
     outline_demos: Literal["related", "random", "none"] = "related"
     # Human outlines never used as demonstrations (matched on topic or title, case-insensitive):

@@ -267,7 +267,7 @@ def _theme_sentences(overview: Overview, cite: Citer) -> list[str]:
     for rank, (name, users) in enumerate(overview.themes):
         ids = [pid for pid, _ in users]
         quotes = "; ".join(f"“{clause}” {cite(pid)}" for pid, clause in users[:MAX_CITED])
-        more = f", among them" if len(users) > MAX_CITED else ""
+        more = ", among them" if len(users) > MAX_CITED else ""
         lead = "The most frequent is" if rank == 0 else "Next comes" if rank == 1 else "Then comes"
         out.append(f"{lead} {name} ({_plural(len(ids), 'work')} {cite.many(ids)}{more}: {quotes}).")
     themed = {pid for _, users in overview.themes for pid, _ in users}

@@ -132,10 +132,18 @@ def read_subsection(task: dict, deps: GenerationDeps) -> dict:
     queries, records = make_subqueries(task, deps)
     k = deps.settings.generation.papers_per_subsection
     placed = placed_papers(task, deps)
+    if placed and len(task.get("memory") or ()) <= deps.settings.generation.cite_whole_pool_below:
+        k = max(k, len(placed))  # a short survey cites every on-topic work it found
+    # the placed papers that name the heading lead the list: with K of them, the choice stays among
+    # them (reading all placed papers put a thesis on explainability under "Temporal Graphs")
+    named = min(int(task["subsection"].get("named") or 0), len(placed))
     if len(placed) > k:
-        # more placed papers than K: MR's scope narrows to them (M_ij); MS and TRE choose among them
-        candidates = retrieve_candidates(queries, {**task, "memory": [h.paper.paper_id for h in placed]}, deps)
-        chosen = choose_papers(candidates, deps)
+        # more placed papers than K: MR's scope narrows to them (M_ij); MS and TRE choose among them,
+        # among those naming the heading when K of them do, else all of those and the rest after
+        first = placed[:named] if named < k else []  # all of the few naming it, then the choice
+        scope = placed[:named] if named >= k else placed[named:]
+        candidates = retrieve_candidates(queries, {**task, "memory": [h.paper.paper_id for h in scope]}, deps)
+        chosen = first + choose_papers(candidates, deps, k - len(first))
         have = {h.paper.paper_id for h in chosen}  # a query that matches few of them: the rest in order
         chosen += [h for h in placed if h.paper.paper_id not in have][: max(0, k - len(chosen))]
     elif placed:

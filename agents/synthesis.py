@@ -179,7 +179,10 @@ def _said(cand: Candidate, papers: Sequence[dict], role: str, names: Sequence[st
         return f"{own[0]} [{cand.key}] {own[1]}"
     handle, plural = paper_handle(papers[cand.key - 1])
     # a work's fallback sentence ("method") may be any role: it is introduced as what it is
-    verb = "note" if role == "gap" else REPORT_VERBS.get(cand.role if role == "method" else role)
+    kind = cand.role if role == "method" else role
+    if role == "method" and kind == "limitation" and not states_a_limitation(cand.text):
+        kind = "method"  # its cue word named no limitation: "In X [3], AutoAdv combines ...", not "X point out"
+    verb = "note" if role == "gap" else REPORT_VERBS.get(kind)
     return attribute(cand.text, handle, plural, f"[{cand.key}]", verb)
 
 

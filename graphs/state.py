@@ -38,6 +38,7 @@ class SubsectionPlan(TypedDict, total=False):
     paper_ids: list[str]
     terms: list[str]
     source: str
+    named: int  # how many of paper_ids (the first ones) name the heading's phrase
 
 
 class SectionPlan(TypedDict, total=False):

@@ -108,9 +108,6 @@ def test_a_two_facet_topic_keeps_papers_on_both_facets(mid_store):
 
 @pytest.mark.data
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="regression of the session-13 outline merge, not fixed: on this 46-paper pool "
-                   "the outline floor builds one section of three subsections where two were asked for, so the "
-                   "survey cites 16 works, all on topic (bar: 20)")
 def test_survey_of_a_mixed_corpus_cites_on_topic_papers(shared_data, tmp_path):
     """60 papers labelled on topic for RAG mixed with 300 papers labelled on topic for topics that are
     not about language models: the default job (bundled model, floors) cites at least 90% RAG papers

@@ -160,7 +160,7 @@ def test_roles_are_learned_from_headings_and_papers_from_titles():
 def test_a_subsection_named_by_kinds_reads_as_one_list():
     """Two kinds, one of them itself a pair, read "Methods, Benchmarks and Datasets", not
     "Methods and Benchmarks and Datasets"."""
-    from surveygraph.agents.outline.floor import _named_by_kinds
+    from surveygraph.agents.outline.parts import named_by_kinds as _named_by_kinds
 
     papers = {"m1": {"title": "FastRAG: a method", "abstract": "We propose a novel method that improves recall."},
               "m2": {"title": "SlimRAG", "abstract": "We propose a new approach for efficient retrieval."},

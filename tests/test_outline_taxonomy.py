@@ -143,3 +143,48 @@ def test_build_kb_command_reports_and_refuses_a_missing_path(shared_data, tmp_ho
     missing = runner.invoke(app, ["outlines", "build-kb", str(tmp_home / "nope")])
     assert missing.exit_code != 0 and "no such outline file or folder" in missing.output
     assert "Traceback" not in missing.output
+
+
+def _diffusion_index(shared_data):
+    from surveygraph.agents.outline.concepts import PhraseIndex, candidate_concepts
+    from surveygraph.agents.outline.names import topic_words
+
+    papers = _corpus_papers(shared_data, re.compile(r"\bdiffusion\b", re.I), 300)
+    texts = [f"{p['title']}. {p['abstract']}" for p in papers]
+    index = PhraseIndex([p["title"] for p in papers], [p["abstract"] for p in papers],
+                        topic_words("Generative Diffusion Models"))
+    vectors = tfidf_encoder(texts)[0]
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return candidate_concepts(index, min_support=3), vectors
+
+
+def _family(concepts, big_size):
+    """A method section of three subsections from real phrases: one named by >= big_size papers."""
+    ranked = sorted(concepts, key=lambda c: (-len(c.support), c.key))
+    big = next(c for c in ranked if len(c.support) >= big_size)
+    small = [c for c in ranked if c is not big and 5 <= len(c.support - big.support) < big_size][:2]
+    subs = [{"title": c.title(), "terms": [c.key], "source": "concepts",
+             "rows": sorted(c.support - (big.support if c is not big else set()))} for c in [big, *small]]
+    return big, {"title": "Diffusion Sampling Methods", "key": "", "role": "methods", "source": "concepts",
+                 "rows": sorted({r for s in subs for r in s["rows"]}), "subs": subs}
+
+
+def test_a_large_subsection_heads_a_section_of_its_own_while_slots_are_left(shared_data):
+    """A subsection holding many times the papers it can cite becomes a section with subsections of
+    its own phrases when the outline has section slots left (issue 29: three sections of five asked,
+    'Diffusion Transformer' with 280 papers under 'Latent Diffusion'); with no slot left it stays."""
+    from surveygraph.agents.outline.methods import promote_large_subsections
+
+    concepts, vectors = _diffusion_index(shared_data)
+    big, family = _family(concepts, 30)
+    by_key = {c.key: c for c in concepts}
+    kept = promote_large_subsections([json.loads(json.dumps(family))], by_key, vectors, n_sections=1,
+                                     n_subsections=3, topic="Generative Diffusion Models", taken=set())
+    assert len(kept) == 1 and len(kept[0]["subs"]) == 3
+    out = promote_large_subsections([json.loads(json.dumps(family))], by_key, vectors, n_sections=2,
+                                    n_subsections=3, topic="Generative Diffusion Models", taken=set())
+    assert len(out) == 2, [s["title"] for s in out]
+    parent, promoted = out
+    assert promoted["title"] == big.title() and len(promoted["subs"]) >= 2
+    assert big.title() not in [s["title"] for s in parent["subs"]] and len(parent["subs"]) == 2
+    assert not set(parent["rows"]) & set(promoted["rows"])

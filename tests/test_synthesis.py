@@ -151,6 +151,16 @@ def test_limitations_quote_what_fails_not_what_a_work_fixes_or_offers():
                                    "for safe and verifiable clinical RAG systems.")
     assert not states_a_limitation("To investigate this, we introduce SUM, a dataset of unanswerable math problems "
                                    "designed to probe reasoning from insufficient information.")
+    # results that name a failure they overcome, as blind readers found them quoted as limitations
+    assert not states_a_limitation("BAPO successfully resolves 40.7% of problems that base models consistently fail "
+                                   "to solve.")
+    assert not states_a_limitation("The accuracy gap widens monotonically with compression: at the 13.4G FLOPs "
+                                   "operating point, AdaMerge sustains a Top-1 degradation of only -1.06%, compared "
+                                   "to -1.45% for PiToMe and -4.62% for DSM.")
+    assert not states_a_limitation("We establish a causal link via reinforcement learning interventions, showing that "
+                                   "degrading a model's safety judgment immunizes it against the attack.")
+    assert states_a_limitation("Existing safety alignment methods reduce harmful outputs but can degrade reasoning "
+                               "depth and remain vulnerable to sophisticated jailbreak attacks.")
 
 
 def test_poisoned_abstract_never_reaches_the_text():
@@ -303,3 +313,19 @@ def test_pointing_ahead_to_open_questions_is_no_limitation():
     assert states_a_limitation("Existing federated methods fail under severe domain shift, and we outline open "
                                "questions for future work.")
     assert states_a_limitation("How to aggregate heterogeneous adapters remains an open question.")
+
+
+def test_a_work_described_by_a_sentence_with_a_failure_word_is_not_said_to_point_out_a_limitation():
+    """A work's fallback sentence tagged 'limitation' by a cue word ('failure modes') but stating
+    none is introduced as what it describes (a blind reader quoted 'X point out that AutoAdv uniquely
+    combines three adaptive mechanisms' as a limitation that is none)."""
+    from surveygraph.agents.candidates import Candidate
+    from surveygraph.agents.synthesis import _said
+
+    papers = [{"title": "AutoAdv", "authors": ["A. Reddy", "B. Chen", "C. Diaz"]}]
+    text = ("AutoAdv uniquely combines three adaptive mechanisms: a temperature manager that dynamically adjusts "
+            "sampling parameters based on failure modes and a two-phase rewriting strategy.")
+    said = _said(Candidate(1, 2, text, "limitation"), papers, "method")
+    assert "point out" not in said and "[1]" in said, said
+    stated = _said(Candidate(1, 3, "The method fails on long multi-turn dialogues.", "limitation"), papers, "method")
+    assert "point out" in stated, stated

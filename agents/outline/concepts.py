@@ -22,7 +22,6 @@ each topic's own human survey.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 

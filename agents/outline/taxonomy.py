@@ -24,7 +24,6 @@ family by embedding, after the ones that name it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 

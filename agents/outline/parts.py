@@ -1,0 +1,105 @@
+"""The pieces sections and subsections are built from: which concepts may head a part of the
+outline, placing a section's papers under its subsection phrases, a section headed by one phrase,
+and subsections named by the kinds of work they hold. Shared by the floor (floor.py) and the method
+sections (methods.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from ...models import normalize_title
+from ..facets import contribution_kind
+from ..text import and_list
+from .concepts import Concept, select_concepts
+from .headings import validate_heading
+from .roles import EVALUATION, METHODS, is_system_name
+from .taxonomy import place_rows
+
+SUB_SHARE = 0.05  # a subsection's phrase must organise this share of its section
+MIN_LEAF = 5  # papers a subsection's phrase must organise (a subsection cites up to 8)
+FLAT_LEAF = 3  # the same in a pool too small for families (a subsection of three works beats none)
+
+# An evaluation section whose papers no phrase organises (or only one) names its lone subsection by
+# the kinds of work it holds ("Benchmarks and Datasets"), not by a phrase a few of its titles share.
+# Not foundations: its kinds ("Methods and Surveys") would name no concept of the topic.
+KIND_NAMED_ROLES = {EVALUATION}
+KIND_LABELS = {"survey": "Surveys", "study": "Empirical Studies", "benchmark": "Benchmarks and Datasets",
+               "method": "Methods"}
+
+
+def normalise(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.maximum(norms, 1e-12)
+
+
+def named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic: str, taken: set[str]) -> dict:
+    """The lone subsection of an evaluation section, named by the two kinds of work it holds most
+    ("Benchmarks, Datasets and Empirical Studies") instead of a phrase a few of them share ("Visual
+    and Action Representation")."""
+    kinds = Counter(k for k in (contribution_kind(str(papers[ids[r]].get("title") or ""),
+                                                  str(papers[ids[r]].get("abstract") or "")) for r in sub["rows"]) if k)
+    top = [KIND_LABELS[k] for k, n in kinds.most_common(2) if n >= 2]
+    # "Methods, Benchmarks and Datasets", not "Methods and Benchmarks and Datasets"
+    title = and_list([word for label in top for word in label.split(" and ")])
+    if not title or validate_heading(title, topic=topic, taken=taken - {normalize_title(sub["title"])}):
+        return sub
+    taken.discard(normalize_title(sub["title"]))
+    taken.add(normalize_title(title))
+    return {**sub, "title": title, "source": "role:kinds"}
+
+
+def kind_named(subs: list[dict], ids: list[str], papers: dict[str, dict], *, topic: str,
+                taken: set[str]) -> list[dict]:
+    """Name a method section's unnamed subsection by the kinds of work it holds; when its kinds name
+    nothing ('Methods' alone), its papers join the largest named subsection."""
+    named = [sub for sub in subs if sub["title"]]
+    for sub in subs:
+        if sub["title"]:
+            continue
+        labelled = named_by_kinds(sub, ids, papers, topic=topic, taken=taken)
+        several_kinds = bool(labelled["title"]) and len(labelled["title"].split(" and ")) > 1
+        if several_kinds or not named:  # alone, it keeps the section's own heading (made unique later)
+            named.append(labelled if labelled["title"] else {**sub, "title": f"Methods for {topic}",
+                                                             "source": "role:methods"})
+        else:
+            largest = max(named, key=lambda s: len(s["rows"]))
+            largest["rows"] = largest["rows"] + sub["rows"]
+    return named
+
+
+def named_concepts(concepts: list[Concept], *, topic: str, taken: set[str], k: int) -> list[Concept]:
+    """The first ``k`` concepts whose title is a valid, unused heading (not a system's name)."""
+    kept = []
+    for concept in concepts:
+        title = concept.title()
+        if len(kept) == k or is_system_name(title) or validate_heading(title, topic=topic, taken=taken):
+            continue
+        taken.add(normalize_title(title))
+        kept.append(concept)
+    return kept
+
+
+def place_subsections(section_key: str, rows: list[int], concepts: list[Concept], vectors: np.ndarray, *, k: int,
+                      min_support: int, topic: str, taken: set[str]) -> list[tuple[Concept, list[int]]]:
+    """Concepts within one section's papers (each must add a word to the section's phrase), every row
+    placed under the one that fits it best."""
+    inside = [c for c in concepts if c.key != section_key and not set(c.key.split()) <= set(section_key.split())]
+    chosen = select_concepts(inside, set(rows), 3 * k, min_support=min_support, distinct_words=False)
+    chosen = named_concepts(chosen, topic=topic, taken=taken, k=k)
+    if not chosen:
+        return []
+    return [(c, g) for c, g in zip(chosen, place_rows(rows, chosen, vectors)) if g]
+
+
+def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], vectors: np.ndarray, *,
+                   n_subsections: int, topic: str, taken: set[str]) -> dict | None:
+    """A method section headed by one phrase, its subsections the phrases within its papers that
+    organise a twentieth of them, two at least (None when there is none)."""
+    placed = place_subsections(concept.key, rows, phrases, vectors, k=n_subsections,
+                               min_support=max(2, round(SUB_SHARE * len(rows))), topic=topic, taken=taken)
+    if not placed:
+        return None
+    return {"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows, "source": "concepts",
+            "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]}

@@ -1,0 +1,64 @@
+"""What a subsection reads (agents/reader.py) from the papers its outline entry placed under it, on a
+real corpus slice: the papers naming the heading first, and a short survey citing its whole pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from surveygraph.agents.reader import read_subsection
+from surveygraph.graphs.runner import build_deps
+from tests.generation_helpers import corpus_home, scripted_models, small_settings
+
+HEADING = "Knowledge Graphs"
+
+
+@pytest.fixture(scope="module")
+def store(shared_data) -> tuple[Path, list[str], list[str]]:
+    """The slice's ids split into papers whose title or abstract names knowledge graphs and the rest."""
+    from surveygraph.retrieval.corpus import Corpus
+    from surveygraph.settings import Settings
+
+    home = corpus_home(shared_data)
+    corpus = Corpus(Settings(home=home))
+    ids = corpus.sample_ids(corpus.count(), seed=0)  # every paper of the slice
+    papers = corpus.get(list(ids))
+    naming = [p.paper_id for p in papers if "knowledge graph" in f"{p.title} {p.abstract}".lower()]
+    other = [p.paper_id for p in papers if p.paper_id not in set(naming)]
+    if len(naming) < 6:
+        pytest.skip(f"the corpus slice holds {len(naming)} papers naming {HEADING!r}; the test needs 6")
+    return home, naming, other
+
+
+def _read(home: Path, placed: list[str], named: int, memory: list[str], **generation) -> list[str]:
+    _, chat = scripted_models()
+    deps = build_deps(small_settings(home, **generation), chat_models=chat)
+    task = {"topic": "Retrieval-Augmented Generation", "section_id": "1", "memory": memory, "memory_titles": [],
+            "subsection": {"id": "1.1", "title": HEADING, "description": "", "query": HEADING,
+                           "paper_ids": placed, "terms": ["knowledge graph"], "named": named, "source": "concepts"}}
+    return read_subsection(task, deps)["readings"]["1.1"]["paper_ids"]
+
+
+def test_with_k_papers_naming_the_heading_only_they_are_read(store):
+    home, naming, other = store
+    placed = naming[:6] + other[:20]
+    chosen = _read(home, placed, 6, naming + other, papers_per_subsection=4, cite_whole_pool_below=0)
+    assert len(chosen) == 4 and set(chosen) <= set(naming[:6]), chosen
+
+
+def test_fewer_than_k_naming_papers_are_all_read_first(store):
+    home, naming, other = store
+    placed = naming[:2] + other[:20]
+    chosen = _read(home, placed, 2, naming + other, papers_per_subsection=4, cite_whole_pool_below=0)
+    assert len(chosen) == 4 and set(naming[:2]) <= set(chosen), chosen
+
+
+def test_a_short_survey_cites_every_paper_placed_under_a_heading(store):
+    """A pool of at most ``cite_whole_pool_below`` papers: a subsection reads all its placed papers,
+    not K of them (a 39-paper pool cited 8)."""
+    home, naming, other = store
+    placed = naming[:3] + other[:12]
+    memory = naming[:3] + other[:27]  # a 30-paper pool
+    assert len(_read(home, placed, 3, memory, papers_per_subsection=4, cite_whole_pool_below=60)) == 15
+    assert len(_read(home, placed, 3, memory, papers_per_subsection=4, cite_whole_pool_below=20)) == 4
