@@ -188,3 +188,23 @@ def test_a_large_subsection_heads_a_section_of_its_own_while_slots_are_left(shar
     assert promoted["title"] == big.title() and len(promoted["subs"]) >= 2
     assert big.title() not in [s["title"] for s in parent["subs"]] and len(parent["subs"]) == 2
     assert not set(parent["rows"]) & set(promoted["rows"])
+
+
+def test_a_foundations_section_is_not_named_for_one_phrase_a_few_of_its_papers_share(shared_data):
+    """The foundations section holds the pool's surveys and analyses; without two phrases that
+    organise them they are parted by what they are (surveys; analyses), not put under one phrase
+    ('Foundations of MLLMs' holding only 'Spatial Reasoning', a blind reader wrote)."""
+    from surveygraph.agents.facets import contribution_kind
+
+    surveys = _corpus_papers(shared_data, re.compile(
+        r"^(?=.*\b(survey|review|rethinking|understanding)\b)(?=.*(LLM|language model))", re.I), 40)
+    pool = _corpus_papers(shared_data, ON_TOPIC, 150) + surveys
+    ids, papers = [p["paper_id"] for p in pool], {p["paper_id"]: p for p in pool}
+    foundations = [s for s in _outline(ids, papers) if s["role"] == "foundations"]
+    assert foundations, "the pool's 40 surveys and analyses make a foundations section"
+    subs = foundations[0]["subsections"]
+    assert len(subs) >= 2 or subs[0]["source"] == "role:kinds", [s["title"] for s in subs]
+    for sub in subs:
+        if sub["title"] == "Surveys and Overviews":
+            kinds = [contribution_kind(papers[i]["title"], papers[i]["abstract"]) for i in sub["paper_ids"]]
+            assert kinds.count("survey") == len(kinds), kinds

@@ -20,13 +20,14 @@ from typing import Callable
 import numpy as np
 
 from ...models import normalize_title
+from ..facets import contribution_kind
 from ..text import and_list, as_data
 from .concepts import Concept, PhraseIndex, candidate_concepts, fit
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
 from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, SUB_SHARE, kind_named, named_by_kinds, normalise,
                     place_subsections)
-from .roles import APPLICATIONS, DOMAIN_SHORT, METHODS, domain_of, learn_roles, paper_role, role_heading
+from .roles import APPLICATIONS, DOMAIN_SHORT, FOUNDATIONS, METHODS, domain_of, learn_roles, paper_role, role_heading
 from .taxonomy import MEASURE_SHARE, TASK_SHARE, titled
 
 Encode = Callable[[list[str]], np.ndarray]
@@ -152,6 +153,8 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
             if len(subs) <= 1 and role in KIND_NAMED_ROLES:  # one subsection: named by what its papers are
                 lone = subs[0] if subs else {"title": "", "terms": [], "source": "role:kinds", "rows": rows}
                 subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
+            elif len(subs) <= 1 and role == FOUNDATIONS:
+                subs = _foundation_parts(rows, ids, papers, vectors)
         if not subs:  # no phrase organises its papers: they stay in the pool, under no heading
             continue
         taken |= {normalize_title(title)} | {normalize_title(sub["title"]) for sub in subs}
@@ -173,6 +176,24 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
             "role": section["role"],
             "subsections": [_entry(sub, ids, papers, forms) | {"named": _naming(sub, by_key)} for sub in subs]})
     return result
+
+
+# The foundations section holds the pool's surveys and its analyses (roles.paper_role: 'survey',
+# 'rethinking', 'understanding', 'empirical study' in the title). One phrase a few of them share
+# named it for all of them ('Foundations' holding only 'Spatial Reasoning', a blind reader wrote):
+# without two phrases that organise them, they are parted by what they are.
+FOUNDATION_PARTS = ("Surveys and Overviews", "Analyses and Perspectives")
+
+
+def _foundation_parts(rows: list[int], ids: list[str], papers: dict[str, dict], vectors: np.ndarray) -> list[dict]:
+    surveys = [r for r in rows if contribution_kind(str(papers[ids[r]].get("title") or ""),
+                                                    str(papers[ids[r]].get("abstract") or "")) == "survey"]
+    rest = [r for r in rows if r not in set(surveys)]
+    groups = list(zip(FOUNDATION_PARTS, (surveys, rest)))
+    if min(len(surveys), len(rest)) < FLAT_LEAF:
+        groups = [("Surveys, Analyses and Perspectives", rows)]
+    return [{"title": title, "terms": [], "source": "role:kinds", "rows": _central_order(vectors, group)[0],
+             "split": True} for title, group in groups]
 
 
 def _naming(sub: dict, concepts: dict[str, Concept]) -> int:
