@@ -27,7 +27,7 @@ from .bm25_index import tokenize
 
 # Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
 # one of them: "Integrated Sensing and Communication" is one concept.
-CONNECTORS = re.compile(r"\s+(?:for|in|of|on|with|via|using|towards?|across|under|from|by)\s+|-based\s+|\s+based\s+"
+CONNECTORS = re.compile(r"\s+(?:for|in|of|on|with|via|using|towards?|across|under|from|by|that|which|who)\s+|-based\s+|\s+based\s+"
                         r"|-driven\s+|-powered\s+|-enabled\s+", re.IGNORECASE)
 # Head nouns that say what kind of thing a concept is, not what it is about.
 GENERIC_HEADS = frozenset({"model", "network", "system", "method", "approach", "framework", "technique",
@@ -38,6 +38,14 @@ _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an and are as at be by for from has have in into is it its of on or our that the their this "
                   "these to was we were which with via using based towards toward can also than how what why "
                   "recent advances advance progress state art".split())
+# Words of a question or a request, not of the topic ("how do transformers handle long documents",
+# "LLMs that write code"): never a unit, or every paper would have to say "handle" to be on topic.
+_REQUEST_WORDS = frozenset("how what why when where which who whom whose do does did doing done can could should would "
+                           "will shall may might must is are was were be been being that this these those there here "
+                           "you your we our us me my i use uses used make makes made making handle handles handled "
+                           "handling write writes written writing help helps helping work works apply applies applied "
+                           "applying get gets getting give gives need needs want wants way ways about really actually "
+                           "latest".split())
 _STEMMER = snowballstemmer.stemmer("english")
 
 
@@ -110,7 +118,7 @@ def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_cou
 def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     """Longest sub-phrases that the texts abbreviate become one unit each; the other content words
     are units of their own (generic heads only when nothing else is left)."""
-    tokens = tokenize(phrase)
+    tokens = [t for t in tokenize(phrase) if t not in _REQUEST_WORDS] or tokenize(phrase)
     taken = [False] * len(tokens)
     units: list[Unit] = []
     for size in range(len(tokens), 1, -1):

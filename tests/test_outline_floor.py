@@ -304,3 +304,18 @@ def test_a_role_heading_does_not_repeat_the_topics_opening_word():
         "Benchmarks and Evaluation of Large Language Models"
     assert role_heading(APPLICATIONS, "Applications of Diffusion Models") == "Applications of Diffusion Models"
     assert role_heading(EVALUATION, "Graph Neural Networks") == "Benchmarks and Evaluation of Graph Neural Networks"
+
+
+def test_a_topic_typed_in_lower_case_reads_as_a_title_in_headings():
+    """'A Survey on privacy attacks on federated learning' and 'Applications of privacy attacks on
+    ...' copied a user's lower-case topic into the title and role headings."""
+    from surveygraph.agents.outline.roles import APPLICATIONS, role_heading
+    from surveygraph.agents.text import headline
+
+    assert headline("privacy attacks on federated learning") == "Privacy Attacks on Federated Learning"
+    assert headline("LLMs that write code") == "LLMs That Write Code"  # capitals a user typed are kept
+    assert headline("the role of KV-cache in on-device LLMs") == "The Role of KV-cache in On-Device LLMs"
+    assert headline("Retrieval-Augmented Generation for Large Language Models") == \
+        "Retrieval-Augmented Generation for Large Language Models"
+    assert role_heading(APPLICATIONS, "privacy attacks on federated learning") == \
+        "Applications of Privacy Attacks on Federated Learning"

@@ -61,3 +61,16 @@ def test_key_phrases_are_what_the_kept_titles_share_and_the_background_does_not(
     phrases = key_phrases(kept, background, 5, topic_words=set(stem_text("Efficient LLM Inference").split()))
     assert set(phrases[:2]) == {"speculative decoding", "kv cache"}  # three titles each; none inside another
     assert not any("llm inference" == p for p in phrases)  # made of the topic's own words
+
+
+def test_a_topic_typed_as_a_question_or_request_keeps_only_its_concepts():
+    """'how do transformers handle long documents' made 'how', 'do' and 'handle' units that every
+    on-topic paper had to name; 'LLMs that write code' was one facet needing the word 'write'."""
+    from surveygraph.retrieval.topic_facets import topic_facets
+
+    units = [[u.phrase for u in f.units] for f in topic_facets("how do transformers handle long documents", [])]
+    assert units == [["transformer", "long", "document"]], units
+    units = [[u.phrase for u in f.units] for f in topic_facets("LLMs that write code", [])]
+    assert units == [["llm"], ["code"]], units
+    # a topic made only of such words keeps them rather than having no facet
+    assert topic_facets("how to use it", [])
