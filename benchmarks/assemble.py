@@ -19,6 +19,7 @@ ORDER = [
     "relevance",
     "topic_pool",
     "reader_panels",
+    "quality_panels",
     "session8_generation",
     "session10_generation",
     "session12_generation",

@@ -1,0 +1,101 @@
+"""The offline quality score (evaluation/quality) against the blind readers, on the stored panels.
+
+    python benchmarks/quality_panels.py --home <data home> [--data ../shared/data] [--cache <scores.json>]
+
+Every draft of every panel in benchmarks/data/reader_panels/<version>/ (our default survey of that
+version and the four SurveyBench systems' drafts) is scored with ``surveygraph.evaluate(...,
+metrics=["quality"])``, no human survey given (as in generate's self-evaluation). Per panel: Spearman
+between quality.overall and the reader's overall; where the score puts our draft; and every case
+where our draft scores above a draft its reader rated at least 1.0 higher (issue 30's bars: mean
+per-topic rho >= 0.6, no such case). ``--cache`` keeps scores between runs (a SurveyBench draft
+read in several panels is scored once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import gzip
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DEFAULT_DATA, REPO_ROOT, load_average, offline_env  # noqa: E402
+
+PANELS = REPO_ROOT / "benchmarks" / "data" / "reader_panels"
+
+
+def draft_key(version: str, draft: dict) -> str:
+    return f"{version}:{draft['draft']}" if draft["system"] == "surveygraph" else draft["draft"]
+
+
+def score_all(home: Path, data: Path, cache: Path | None) -> dict[str, dict]:
+    import surveygraph as sg
+
+    scores = json.loads(cache.read_text()) if cache and cache.is_file() else {}
+    for path in sorted(PANELS.glob("v*/*.json")):
+        panel = json.loads(path.read_text())
+        for draft in panel["drafts"]:
+            key = draft_key(path.parent.name, draft)
+            if key in scores:
+                continue
+            if draft["system"] == "surveygraph":
+                text = gzip.open(path.parent / draft["draft"], "rt", encoding="utf-8").read()
+                with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as tmp:
+                    tmp.write(text)
+                source = tmp.name
+            else:
+                source = str(data / draft["draft"])
+            report = sg.evaluate(source, metrics=["quality"], topic=panel["topic"], home=str(home))
+            scores[key] = {m.name: m.value for m in report.metrics}
+            if cache:
+                cache.write_text(json.dumps(scores))
+    return scores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--cache", type=Path)
+    args = parser.parse_args()
+    offline_env()
+    from scipy.stats import spearmanr
+
+    started = time.perf_counter()
+    scores = score_all(args.home, args.data, args.cache)
+    print(f"# quality.overall against the blind readers ({time.perf_counter() - started:.0f} s; {load_average()})\n")
+    print("| panel | topic | Spearman (5 drafts) | ours: score (rank by score) | ours: reader (rank by reader) |")
+    print("|---|---|---:|---|---|")
+    by_version: dict[str, list[float]] = {}
+    above = []
+    for path in sorted(PANELS.glob("v*/*.json")):
+        version, panel = path.parent.name, json.loads(path.read_text())
+        quality = [scores[draft_key(version, d)]["quality.overall"] for d in panel["drafts"]]
+        reader = [d["overall"] for d in panel["drafts"]]
+        ours = next(i for i, d in enumerate(panel["drafts"]) if d["system"] == "surveygraph")
+        rho = float(spearmanr(quality, reader).correlation)
+        by_version.setdefault(version, []).append(rho)
+        by_score = sorted(range(len(quality)), key=lambda i: -quality[i])
+        print(f"| {version} | {panel['topic']} | {rho:.2f} | {quality[ours]:.2f} ({by_score.index(ours) + 1}) | "
+              f"{reader[ours]:.2f} ({panel['ranking'].index('surveygraph') + 1}) |")
+        above += [(version, panel["topic"], d["system"], quality[ours], quality[i], reader[ours], reader[i])
+                  for i, d in enumerate(panel["drafts"])
+                  if i != ours and reader[i] >= reader[ours] + 1.0 and quality[ours] > quality[i]]
+    every = [r for rhos in by_version.values() for r in rhos]
+    print("\n| panels | n | mean per-topic Spearman |\n|---|---:|---:|")
+    for version, rhos in by_version.items():
+        print(f"| {version} | {len(rhos)} | {np.nanmean(rhos):.3f} |")
+    print(f"| all | {len(every)} | {np.nanmean(every):.3f} |")
+    print(f"\nOur draft scored above a draft its reader rated >= 1.0 higher: {len(above)}")
+    for version, topic, system, q_ours, q_other, r_ours, r_other in above:
+        print(f"- {version} {topic}: ours {q_ours:.2f} vs {system} {q_other:.2f} (readers {r_ours:.2f} vs {r_other:.2f})")
+
+
+if __name__ == "__main__":
+    main()
