@@ -14,7 +14,6 @@ read in several panels is scored once).
 from __future__ import annotations
 
 import argparse
-import glob
 import gzip
 import json
 import sys
