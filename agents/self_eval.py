@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..evaluation.reader_standing import reader_standing
 from ..memory import paper_from_dump
 from ..models import Paper
 from .deps import GenerationDeps
@@ -90,14 +91,16 @@ def extractive_caveat(gate: dict) -> str | None:
     floor = sum(1 for g in steps if g.get("winner") == "floor")
     if not floor:
         return None
-    return (f"note: {floor} of {len(steps)} subsections are the extractive floor (sentences taken from the "
-            "abstracts they cite); the content score counts their copied wording as the sources' writing, "
+    plainly = "this survey is an annotated reading list, not a synthesis: " if floor == len(steps) else ""
+    return (f"note: {plainly}{floor} of {len(steps)} subsections are the extractive floor (sentences taken from "
+            "the abstracts they cite); the content score counts their copied wording as the sources' writing, "
             "not the survey's")
 
 
 def quality_lines(quality: dict) -> list[str]:
     scores = quality["scores"]
     caveat = [quality["caveat"], ""] if quality.get("caveat") else []
+    caveat += [f"readers: {quality['readers']}", ""] if quality.get("readers") else []
     reasons = [f"- {r}" for r in quality.get("reasons") or []]
     return ["## Quality (offline learned score, SurveyLens 1-5 scale)", "",
             " · ".join(f"{c} {scores[c]:.2f}" for c in ("overall", "outline", "content", "reference")),
@@ -136,6 +139,9 @@ def self_evaluate(state: dict, deps: GenerationDeps) -> dict:
         data["quality"] = quality_summary(data, survey)
         if caveat := extractive_caveat(state.get("gate") or {}):
             data["quality"]["caveat"] = caveat
+            # the offline default's output: what blind readers made of it, beside the learned score
+            if standing := reader_standing():
+                data["quality"]["readers"] = standing
         fallbacks = []
     except Exception as exc:  # noqa: BLE001 - a broken evaluator must not lose the written survey
         data = {"metrics": [], "warnings": [f"self-evaluation failed: {type(exc).__name__}: {exc}"]}

@@ -154,6 +154,39 @@ def test_self_evaluation_says_when_the_content_is_the_extractive_floor(tmp_path,
     update = self_eval.self_evaluate({"run_dir": str(tmp_path), "topic": survey.topic, "gate": all_model}, deps)
     assert "caveat" not in update["evaluation"]["quality"]
     assert "extractive floor" not in (tmp_path / "evaluation.md").read_text()
+    all_floor = {"write_subsection:1.1": {"step": "write_subsection", "winner": "floor"}}
+    update = self_eval.self_evaluate({"run_dir": str(tmp_path), "topic": survey.topic, "gate": all_floor}, deps)
+    text = (tmp_path / "evaluation.md").read_text()
+    assert "this survey is an annotated reading list, not a synthesis" in update["evaluation"]["quality"]["caveat"]
+    assert "annotated reading list, not a synthesis" in text
+
+
+def test_self_evaluation_quotes_the_blind_readers_of_the_offline_default(tmp_path):
+    """Where the offline job stands with readers, from the stored panels' latest version: the
+    mean reader score of our drafts against the four systems', and how often ours was last."""
+    import json
+
+    from surveygraph.evaluation.reader_standing import reader_standing
+
+    def panel(topic, ours, others, last):
+        drafts = [{"system": "surveygraph", "overall": ours}] + [
+            {"system": s, "overall": v} for s, v in zip(("AutoSurvey", "SurveyForge", "LLMxMR-V2", "OpenAI_DeepResearch"),
+                                                       others)]
+        ranking = [d["system"] for d in sorted(drafts, key=lambda d: -d["overall"])]
+        if last:
+            ranking = [s for s in ranking if s != "surveygraph"] + ["surveygraph"]
+        return {"topic": topic, "ours": {"commit": "abc1234"}, "drafts": drafts, "ranking": ranking}
+
+    assert reader_standing(tmp_path) is None  # no panels stored: nothing to quote
+    for version, panels in (("v1", [panel("A", 3.0, (2.0, 2.0, 2.0, 2.0), False)]),
+                            ("v2", [panel("A", 1.5, (2.5, 3.0, 2.0, 2.5), True),
+                                    panel("B", 2.5, (2.0, 3.0, 3.0, 2.0), False)])):
+        (tmp_path / version).mkdir()
+        for p in panels:
+            (tmp_path / version / f"{p['topic']}.json").write_text(json.dumps(p))
+    line = reader_standing(tmp_path)
+    assert "reader panels v2" in line and "2 topics" in line and "scored 2.00 on average (1.50-2.50)" in line
+    assert "against 2.50 for the four SurveyBench systems' drafts, last on 1 of 2 topics" in line
 
 
 def test_evaluate_reports_show_each_metric_with_its_validity(tmp_path, tmp_home, validity_file):
