@@ -92,8 +92,6 @@ def _domain_groups(rows: list[int], ids: list[str], papers: dict[str, dict], top
     return named or groups
 
 
-
-
 def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,
                         n_sections: int, n_subsections: int, demos: list[dict] | None = None,
                         encode: Encode | None = None, seed: int = 0, topic_terms: set[str] | None = None,

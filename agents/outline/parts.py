@@ -23,7 +23,7 @@ FLAT_LEAF = 3  # the same in a pool too small for families (a subsection of thre
 
 # An evaluation section whose papers no phrase organises (or only one) names its lone subsection by
 # the kinds of work it holds ("Benchmarks and Datasets"), not by a phrase a few of its titles share.
-# Not foundations: its kinds ("Methods and Surveys") would name no concept of the topic.
+# Foundations is parted by kind instead, surveys apart from analyses (floor._foundation_parts).
 KIND_NAMED_ROLES = {EVALUATION}
 KIND_LABELS = {"survey": "Surveys", "study": "Empirical Studies", "benchmark": "Benchmarks and Datasets",
                "method": "Methods"}
