@@ -27,7 +27,8 @@ from .bm25_index import tokenize
 
 # Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
 # one of them: "Integrated Sensing and Communication" is one concept.
-CONNECTORS = re.compile(r"\s+(?:for|in|of|on|with|via|using|towards?|across|under|from|by|that|which|who)\s+|-based\s+|\s+based\s+"
+CONNECTORS = re.compile(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with|via|using|towards?|across|under|from|by|"
+                        r"that|which|who)\s+|-based\s+|\s+based\s+"
                         r"|-driven\s+|-powered\s+|-enabled\s+", re.IGNORECASE)
 # Head nouns that say what kind of thing a concept is, not what it is about.
 GENERIC_HEADS = frozenset({"model", "network", "system", "method", "approach", "framework", "technique",

@@ -317,5 +317,7 @@ def test_a_topic_typed_in_lower_case_reads_as_a_title_in_headings():
     assert headline("the role of KV-cache in on-device LLMs") == "The Role of KV-cache in On-Device LLMs"
     assert headline("Retrieval-Augmented Generation for Large Language Models") == \
         "Retrieval-Augmented Generation for Large Language Models"
+    assert role_heading(APPLICATIONS, "recommender systems built on large language models") == \
+        "Applications of Recommender Systems"
     assert role_heading(APPLICATIONS, "privacy attacks on federated learning") == \
         "Applications of Privacy Attacks on Federated Learning"

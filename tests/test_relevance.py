@@ -72,5 +72,7 @@ def test_a_topic_typed_as_a_question_or_request_keeps_only_its_concepts():
     assert units == [["transformer", "long", "document"]], units
     units = [[u.phrase for u in f.units] for f in topic_facets("LLMs that write code", [])]
     assert units == [["llm"], ["code"]], units
+    units = [[u.phrase for u in f.units] for f in topic_facets("recommender systems built on large language models", [])]
+    assert units == [["recommender"], ["large", "language"]], units  # 'built' was a unit of the first facet
     # a topic made only of such words keeps them rather than having no facet
     assert topic_facets("how to use it", [])

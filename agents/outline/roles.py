@@ -113,7 +113,7 @@ def paper_role(title: str, topic: str) -> str:
 
 def role_heading(role: str, topic: str) -> str:
     """The heading of a role section, instantiated with the topic (never another survey's words)."""
-    subject = topic if len(topic) <= 40 else re.split(r"\s+(?:for|in|of|on|with)\s+", topic)[0]
+    subject = topic if len(topic) <= 40 else re.split(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with)\s+", topic)[0]
     label = {FOUNDATIONS: "Foundations", EVALUATION: "Benchmarks and Evaluation", APPLICATIONS: "Applications"}[role]
     # A topic that opens with the role's own word ("Evaluation of LLMs") is not repeated after it:
     # "Benchmarks and Evaluation of Large Language Models", not "... Evaluation of Evaluation of ...".
