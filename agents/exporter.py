@@ -18,7 +18,8 @@ from .outcome import run_outcome
 from .latex import bib_value, tex_escape, tex_inline
 from .latex_document import cite_key, to_latex
 from ..sanitize import markdown_inert, markdown_safe, redact, untrusted, without_injections
-from .text import CITATION_MARKER, citation_units, headline, marker_numbers, slugify
+from .outline.names import title_case
+from .text import CITATION_MARKER, citation_units, marker_numbers, slugify
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
 
@@ -127,7 +128,7 @@ def build_survey(state: dict) -> Survey:
                  section=section.section_id)
         for section in sections for s in citation_units(section.text) if CITATION_MARKER.search(s)
     ]
-    return Survey(title=f"A Survey on {headline(topic)}", topic=topic, system="surveygraph", outline=outline,
+    return Survey(title=f"A Survey on {title_case(topic)}", topic=topic, system="surveygraph", outline=outline,
                   sections=sections, references=references, citations=citations)
 
 

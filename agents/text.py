@@ -102,24 +102,6 @@ def in_sentence(phrase: str) -> str:
     return " ".join(w.lower() if title_cased(w) else w for w in phrase.split())
 
 
-_MINOR_WORDS = {"a", "an", "the", "and", "or", "nor", "but", "of", "on", "in", "for", "to", "with", "by", "at", "from",
-                "via", "as", "vs", "versus", "into", "onto", "per"}
-
-
-def headline(phrase: str) -> str:
-    """A topic as typed ('privacy attacks on federated learning') in a title's capitals ('Privacy
-    Attacks on Federated Learning'): lower-case words capitalised, minor words after the first kept
-    lower, words that already carry a capital ('LLMs', 'GraphRAG', 'BERT') untouched."""
-    words = phrase.split()
-    out = []
-    for i, word in enumerate(words):
-        if word != word.lower() or not word[:1].isalpha() or (i and word in _MINOR_WORDS):
-            out.append(word)
-        else:
-            out.append("-".join(part[:1].upper() + part[1:] for part in word.split("-")))
-    return " ".join(out)
-
-
 def and_list(items: list[str]) -> str:
     """"A", "A and B", "A, B and C" (empty for no items)."""
     return ", ".join(items[:-1]) + (f" and {items[-1]}" if len(items) > 1 else "".join(items))

@@ -310,7 +310,7 @@ def test_a_topic_typed_in_lower_case_reads_as_a_title_in_headings():
     """'A Survey on privacy attacks on federated learning' and 'Applications of privacy attacks on
     ...' copied a user's lower-case topic into the title and role headings."""
     from surveygraph.agents.outline.roles import APPLICATIONS, role_heading
-    from surveygraph.agents.text import headline
+    from surveygraph.agents.outline.names import title_case as headline
 
     assert headline("privacy attacks on federated learning") == "Privacy Attacks on Federated Learning"
     assert headline("LLMs that write code") == "LLMs That Write Code"  # capitals a user typed are kept

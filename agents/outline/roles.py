@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from statistics import median
 
-from ..text import headline
+from .names import title_case
 
 METHODS = "methods"
 FOUNDATIONS, EVALUATION, APPLICATIONS = "foundations", "evaluation", "applications"
@@ -120,7 +120,7 @@ def role_heading(role: str, topic: str) -> str:
     opening = re.match(r"(\w+?)s?\s+(?:of|for|in|on)\s+(.+)", subject)
     if opening and opening.group(1).lower() in {w.lower().rstrip("s") for w in label.split()}:
         subject = opening.group(2)
-    return f"{label} of {headline(subject)}"
+    return f"{label} of {title_case(subject)}"
 
 
 _SYSTEM_NAME = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}|[A-Za-z]-?\d|\d[A-Za-z]{2,}")
