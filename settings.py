@@ -139,6 +139,9 @@ class GenerationSettings(BaseModel):
     # Only candidates retrieval/topic_judge.py judges on topic enter M (and the survey shrinks to
     # what is on topic); off = the ablation that keeps every candidate.
     relevance: bool = True
+    # A multi-facet topic's paper must be about every facet, by its words or its facet's vocabulary
+    # (retrieval/topic_judge.py TopicJudge.facets_hold); off = the ablation, the model alone decides.
+    facet_gate: bool = True
     papers_per_section: int = Field(60, ge=1)  # |M_i|
     papers_per_subsection: int = Field(8, ge=1)  # K_Oij
     # A pool of at most this many on-topic papers is a short survey: every subsection cites all the

@@ -50,7 +50,8 @@ def survey_shape(kept: int, deps: GenerationDeps) -> dict:
 
 def pool_options(deps: GenerationDeps) -> PoolOptions:
     settings = deps.settings.generation
-    return PoolOptions(per_query=settings.pool_per_query, max_rounds=settings.pool_rounds, seed=settings.seed)
+    return PoolOptions(per_query=settings.pool_per_query, max_rounds=settings.pool_rounds, seed=settings.seed,
+                       facet_gate=settings.facet_gate)
 
 
 def _dumps(ids: list[str], deps: GenerationDeps) -> dict[str, dict]:

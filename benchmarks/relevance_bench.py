@@ -18,6 +18,10 @@ the pool that generation builds (retrieval/literature_pool.py):
    within strata; the mean's interval by bootstrap over the per-topic replicates.
 
 ``--write`` fits on every topic (last iteration's features) and writes retrieval/relevance_model.json.
+
+``--heldout FILE`` (e.g. tests/data/relevance_heldout_labels.jsonl: six two-facet topics a user
+would type, never fitted on) skips the fit: it builds those topics' pools with the shipped model,
+with the facet gate and without (``generation.facet_gate``), and scores them the same way.
 """
 
 from __future__ import annotations
@@ -98,6 +102,39 @@ def fit_without(held: str, features: dict, data: dict):
     return fit_model(x, y, w, threshold=cut)
 
 
+def score_heldout(path: Path, corpus) -> None:
+    """The shipped model on topics it was never fitted on, facet gate on and off."""
+    from surveygraph.retrieval.literature_pool import PoolOptions, build_literature_pool
+
+    started = time.perf_counter()
+    rows_by_topic = load_labels(path)
+    print(f"\n# shipped topic judge on held-out topics ({len(rows_by_topic)} topics, "
+          f"{sum(map(len, rows_by_topic.values()))} labels; never fitted on)\n")
+    print("| topic | facet gate | kept | est. on topic (corpus) | labelled estimate | precision [95%] "
+          "| corpus-wide recall [95%] | pool s |")
+    print("|---|---|---:|---:|---:|---|---|---:|")
+    rng = np.random.default_rng(28)
+    means: dict[bool, list] = {True: [], False: []}
+    for topic, rows in rows_by_topic.items():
+        ids = [paper_key(r["arxiv_id"]) for r in rows]
+        y, w = np.array([r["label"] for r in rows]), weights_of(rows)
+        strata = np.array([r["stratum"] for r in rows])
+        for gate in (False, True):
+            pool = build_literature_pool(topic, corpus, options=PoolOptions(facet_gate=gate))
+            kept = np.array([i in set(pool.kept) for i in ids])
+            precision, recall = metrics(kept, y, w)
+            lo, hi = np.nanpercentile(bootstrap(kept, y, w, strata, rng), [2.5, 97.5], axis=0)
+            means[gate].append((precision, recall))
+            print(f"| {topic} | {'on' if gate else 'off'} | {len(pool.kept)} | {pool.estimate['on_topic']:.0f} | "
+                  f"{float(w[y == 1].sum()):.0f} | {precision:.3f} [{lo[0]:.2f}, {hi[0]:.2f}] | "
+                  f"{recall:.3f} [{lo[1]:.2f}, {hi[1]:.2f}] | {sum(r.seconds for r in pool.rounds):.1f} |")
+    for gate in (False, True):
+        values = np.array(means[gate], dtype=float)
+        print(f"| **mean** | {'on' if gate else 'off'} | | | | **{np.nanmean(values[:, 0]):.3f}** | "
+              f"**{np.nanmean(values[:, 1]):.3f}** | |")
+    print(f"\n{time.perf_counter() - started:.0f} s; {load_average()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--home", required=True)
@@ -105,18 +142,24 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1)
     parser.add_argument("--topics", default="")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--heldout", type=Path, help="score the shipped model on these labels (no fit)")
+    parser.add_argument("--no-facet-gate", action="store_true", help="pools without the facet gate (the ablation)")
     args = parser.parse_args()
     offline_env()
     import os
 
     os.environ["SURVEYGRAPH_HOME"] = args.home
     from surveygraph.retrieval.corpus import Corpus
-    from surveygraph.retrieval.literature_pool import build_literature_pool, round_zero_judge
+    from surveygraph.retrieval.literature_pool import PoolOptions, build_literature_pool, round_zero_judge
     from surveygraph.retrieval.topic_judge import FEATURES, best_threshold, fit_model
     from surveygraph.settings import load_settings
 
     corpus = Corpus(load_settings())
     started = time.perf_counter()
+    if args.heldout:
+        score_heldout(args.heldout, corpus)
+        return
+    options = PoolOptions(facet_gate=not args.no_facet_gate)
     labels = load_labels(args.labels)
     if args.topics:
         labels = {t: labels[t] for t in args.topics.split(",")}
@@ -133,7 +176,7 @@ def main() -> None:
     pools = {}
     for iteration in range(args.iterations):
         for topic in data:
-            pools[topic] = build_literature_pool(topic, corpus, model=models[topic])
+            pools[topic] = build_literature_pool(topic, corpus, model=models[topic], options=options)
             features[topic] = labelled_features(pools[topic].judge, data[topic]["rows"], corpus)
         models = {t: fit_without(t, features, data) for t in data}
         print(f"iteration {iteration + 1} in {time.perf_counter() - started:.0f} s", flush=True)
@@ -141,7 +184,7 @@ def main() -> None:
     rng = np.random.default_rng(28)
     table, replicates = [], []
     for topic, d in data.items():
-        pool = build_literature_pool(topic, corpus, model=models[topic])
+        pool = build_literature_pool(topic, corpus, model=models[topic], options=options)
         kept_set = set(pool.kept)
         kept = np.array([i in kept_set for i in d["ids"]])
         precision, recall = metrics(kept, d["y"], d["w"])

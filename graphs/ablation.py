@@ -32,6 +32,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-polish": {"polish": False},
     "no-illustrate": {"illustrate": False},
     "no-relevance": {"relevance": False},
+    "no-facet-gate": {"facet_gate": False},
 }
 
 

@@ -47,6 +47,7 @@ class PoolOptions:
     stop_share: float = 0.05  # stop when a round adds fewer new on-topic papers than this share ...
     stop_min: int = 5  # ... or than this many
     seed: int = 0
+    facet_gate: bool = True  # a multi-facet topic's papers must hold every facet (TopicJudge.facets_hold)
 
 
 @dataclass
@@ -222,7 +223,7 @@ class _Run:
                                           seed=options.seed)
         seed_vectors = np.stack([self.reader.vectors[i] for i in seeds if i in self.reader.vectors])
         return make_judge(self.facets, self.space, classifier, seed_vectors, self.topic_vector,
-                          self.background_vectors, self.cache, self.facet_classifiers)
+                          self.background_vectors, self.cache, self.facet_classifiers, options.facet_gate)
 
 
 def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
@@ -243,7 +244,7 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     return _Run(reader, background, background_docs, space, background_matrix,
                 np.stack([reader.vectors[i] for i in background if i in reader.vectors]),
                 store.encode_query(topic), candidates, facets, seeds, seed_rule, cache,
-                [c for c in facet_classifiers if c is not None], store)
+                facet_classifiers, store)
 
 
 def _is_small(store: PoolStore, options: PoolOptions) -> bool:
@@ -253,11 +254,14 @@ def _is_small(store: PoolStore, options: PoolOptions) -> bool:
 def _facet_classifier(facet, store: PoolStore, reader: _Reader, cache: ReadingCache, background_matrix,
                       options: PoolOptions):
     """The vocabulary of one facet, learned from the store's papers naming it in their title
-    (retrieved for the facet alone, whatever else they are about)."""
+    (retrieved for the facet alone, whatever else they are about); a rarer facet ('privacy
+    attacks': few titles say both words) from the papers naming it in title or abstract."""
     query = " ".join([facet.phrase, *(form for unit in facet.units for form in unit.forms[1:])])
     found = _retrieve(store, [query], options.per_query)
     reader.fetch(found)
     named = [i for i in found if facet_shares([facet], stem_text(reader.texts.get(i, ("", ""))[0]))[0] >= 1.0]
+    if len(named) < MIN_SEEDS:
+        named = [i for i in found if facet_shares([facet], stem_text(" ".join(reader.texts.get(i, ("", "")))))[0] >= 1.0]
     if len(named) < MIN_SEEDS:
         return None  # too rare to learn: the facet is read by its words only
     return fit_topic_classifier(cache.term_rows(reader.records(named[:MAX_SEEDS])), background_matrix,

@@ -35,9 +35,13 @@ from pathlib import Path
 import numpy as np
 
 from .topic_classifier import TermSpace, TopicClassifier, paper_document
-from .topic_facets import Facet, FacetReading, read_facets
+from .topic_facets import Facet, FacetReading, facet_shares, read_facets, stem_text
 
 MODEL_PATH = Path(__file__).with_name("relevance_model.json")
+# A paper holds a facet in meaning when its score on the facet's vocabulary is this many standard
+# deviations above the store's background (chosen leave-one-topic-out on the labelled set:
+# benchmarks/results/topic_pool.md, "facet gate").
+FACET_HOLDS_Z = 1.0
 FEATURES = ("vocab_z", "vocab_rel", "facet_title", "facet_text", "facet_mean", "facet_vocab_min", "centroid_z",
             "topic_z")
 
@@ -131,6 +135,7 @@ class ReadingCache:
         self.space, self.facets = space, list(facets)
         self._rows: dict[str, object] = {}
         self._readings: dict[str, FacetReading] = {}
+        self._shares: dict[str, list[float]] = {}
 
     def term_rows(self, papers: Sequence[PaperRecord]):
         from scipy.sparse import vstack
@@ -140,6 +145,13 @@ class ReadingCache:
             matrix = self.space.vectors([paper_document(p.title, p.abstract) for p in missing]).tocsr()
             self._rows.update((p.paper_id, matrix[i]) for i, p in enumerate(missing))
         return vstack([self._rows[p.paper_id] for p in papers]).tocsr()
+
+    def shares(self, papers: Sequence[PaperRecord]) -> list[list[float]]:
+        """Per paper, the share of each facet's units its title or abstract names."""
+        for p in papers:
+            if p.paper_id not in self._shares:
+                self._shares[p.paper_id] = facet_shares(self.facets, stem_text(f"{p.title} {p.abstract}"))
+        return [self._shares[p.paper_id] for p in papers]
 
     def readings(self, papers: Sequence[PaperRecord]) -> list[FacetReading]:
         for p in papers:
@@ -156,8 +168,10 @@ class TopicJudge:
     centroid: np.ndarray
     topic_vector: np.ndarray
     background_cosines: dict[str, tuple[float, float]]  # "centroid"/"topic" -> (mean, std) over the background
-    facet_classifiers: list[TopicClassifier] = field(default_factory=list)
+    # one per facet, in the facets' order; None where the store holds too few papers naming it to learn
+    facet_classifiers: list[TopicClassifier | None] = field(default_factory=list)
     cache: ReadingCache | None = None
+    facet_gate: bool = True
 
     def features(self, papers: Sequence[PaperRecord]) -> np.ndarray:
         if not papers:
@@ -165,8 +179,8 @@ class TopicJudge:
         cache = self.cache or ReadingCache(self.space, self.facets)
         rows = cache.term_rows(papers)
         vocab_z, vocab_rel = self.classifier.readings(rows)
-        facet_vocab = (np.min([c.readings(rows)[0] for c in self.facet_classifiers], axis=0)
-                       if self.facet_classifiers else vocab_z)
+        learned = [c for c in self.facet_classifiers if c is not None]
+        facet_vocab = np.min([c.readings(rows)[0] for c in learned], axis=0) if learned else vocab_z
         facets = cache.readings(papers)
         dim = len(self.centroid)
         vectors = _unit(np.stack([p.vector if p.vector is not None else np.zeros(dim) for p in papers]))
@@ -181,12 +195,38 @@ class TopicJudge:
         mean, std = self.background_cosines[name]
         return (cosines - mean) / max(std, 1e-6)
 
+    def facets_hold(self, papers: Sequence[PaperRecord]) -> np.ndarray:
+        """Whether each paper is about every facet of a multi-facet topic: it names the facet
+        (every unit, in title or abstract) or reads as the facet's own papers do (its score on the
+        vocabulary learned from the papers naming the facet is FACET_HOLDS_Z above the background).
+
+        Why a rule beside the model: the model weighs the topic's learned vocabulary far above the
+        facet readings, and a vocabulary learned from a few seeds of a rare facet pairing is the
+        broad facet's vocabulary ('graph neural networks for drug discovery' kept GNN papers on
+        tabular data and fraud; 'privacy attacks on federated learning' kept personalised FL). A
+        paper off one facet is off the topic however close it is to the other."""
+        if len(self.facets) < 2 or not papers:
+            return np.ones(len(papers), dtype=bool)
+        cache = self.cache or ReadingCache(self.space, self.facets)
+        rows = cache.term_rows(papers)
+        shares = np.array(cache.shares(papers))
+        holds = np.ones(len(papers), dtype=bool)
+        for index, facet in enumerate(self.facets):
+            named = shares[:, index] >= 1.0
+            classifier = self.facet_classifiers[index] if index < len(self.facet_classifiers) else None
+            meaning = (classifier.readings(rows)[0] >= FACET_HOLDS_Z if classifier is not None
+                       else np.zeros(len(papers), dtype=bool))
+            holds &= named | meaning
+        return holds
+
     def probability(self, papers: Sequence[PaperRecord], model: RelevanceModel | None = None) -> np.ndarray:
-        return (model or load_model()).probability(self.features(papers))
+        p = (model or load_model()).probability(self.features(papers))
+        return np.where(self.facets_hold(papers), p, 0.0) if self.facet_gate else p
 
     def to_record(self) -> dict:
         """What the manifest keeps of the judge (its facets and scale), for reading it later."""
-        return {"facets": [f.to_dict() for f in self.facets],
+        return {"facets": [f.to_dict() for f in self.facets], "facet_gate": self.facet_gate,
+                "facet_vocabularies": [c is not None for c in self.facet_classifiers],
                 "classifier": {"background_median": round(self.classifier.background_median, 4),
                                "seed_median": round(self.classifier.seed_median, 4)},
                 "background_cosines": {k: [round(v, 4) for v in pair] for k, pair in self.background_cosines.items()}}
@@ -210,7 +250,7 @@ class FacetRuleJudge:
 
 def make_judge(facets: list[Facet], space: TermSpace, classifier: TopicClassifier, seed_vectors: np.ndarray,
                topic_vector: np.ndarray, background_vectors: np.ndarray, cache: ReadingCache | None = None,
-               facet_classifiers: Sequence[TopicClassifier] = ()) -> TopicJudge:
+               facet_classifiers: Sequence[TopicClassifier | None] = (), facet_gate: bool = True) -> TopicJudge:
     """A judge whose centroid is the seeds' and whose cosines are scaled by the background's."""
     centroid = _unit(np.asarray(seed_vectors, dtype=float).mean(axis=0))
     topic_vector = _unit(np.asarray(topic_vector, dtype=float))
@@ -219,7 +259,8 @@ def make_judge(facets: list[Facet], space: TermSpace, classifier: TopicClassifie
     for name, reference in (("centroid", centroid), ("topic", topic_vector)):
         cosines = background @ reference
         scale[name] = (float(cosines.mean()), float(cosines.std()))
-    return TopicJudge(facets, space, classifier, centroid, topic_vector, scale, list(facet_classifiers), cache)
+    return TopicJudge(facets, space, classifier, centroid, topic_vector, scale, list(facet_classifiers), cache,
+                      facet_gate)
 
 
 def load_labels(path: Path, topic: str) -> dict[str, int]:

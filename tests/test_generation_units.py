@@ -82,6 +82,13 @@ def test_variants_and_input_coverage_row(tmp_path):
     from surveygraph.graphs.runner import RunResult
 
     assert parse_variants("full, no-tre,full") == ["full", "no-tre"]
+    from surveygraph.agents.topic_pool import pool_options
+    from surveygraph.graphs.ablation import variant_settings
+    from surveygraph.settings import Settings
+
+    off = variant_settings(Settings(), "no-facet-gate")
+    assert Settings().generation.facet_gate and not off.generation.facet_gate
+    assert pool_options(type("Deps", (), {"settings": off})()).facet_gate is False  # reaches the pool build
     with pytest.raises(UserError):
         parse_variants("full,bogus")
     path = tmp_path / "bench.json"

@@ -76,3 +76,48 @@ def test_a_topic_typed_as_a_question_or_request_keeps_only_its_concepts():
     assert units == [["recommender"], ["large", "language"]], units  # 'built' was a unit of the first facet
     # a topic made only of such words keeps them rather than having no facet
     assert topic_facets("how to use it", [])
+
+
+def _judge_for_two_facets():
+    """A judge of 'graph neural networks for drug discovery' whose facet vocabularies are learned
+    from small synthetic literatures (molecules for the drug facet, message passing for the GNN
+    facet) against a background that shares their everyday words."""
+    import numpy as np
+
+    from surveygraph.retrieval.topic_classifier import TermSpace, fit_topic_classifier
+    from surveygraph.retrieval.topic_facets import topic_facets
+    from surveygraph.retrieval.topic_judge import ReadingCache, TopicJudge
+
+    rng = np.random.default_rng(0)
+    common = [f"word{i}" for i in range(300)]
+
+    def doc(*special: str) -> str:
+        return " ".join([*rng.choice(common, 10), *special])
+
+    background = [doc() for _ in range(300)]
+    drug = [doc("molecular property prediction binding affinity ligand toxicity compound") for _ in range(30)]
+    graph = [doc("message passing node embeddings graph convolution edges") for _ in range(30)]
+    space = TermSpace(background + drug + graph)
+    facets = topic_facets("graph neural networks for drug discovery", [])
+    back = space.vectors(background)
+    classifiers = [fit_topic_classifier(space.vectors(graph), back), fit_topic_classifier(space.vectors(drug), back)]
+    return TopicJudge(facets, space, classifiers[0], np.ones(4) / 2, np.ones(4) / 2,
+                      {"centroid": (0.0, 1.0), "topic": (0.0, 1.0)}, classifiers, ReadingCache(space, facets)), doc
+
+
+def test_a_paper_must_hold_every_facet_of_a_two_facet_topic_in_words_or_in_meaning():
+    from surveygraph.retrieval.topic_judge import PaperRecord
+
+    judge, doc = _judge_for_two_facets()
+    papers = [
+        PaperRecord("both-named", "Graph neural networks for drug discovery", doc("gnn drug design"), None),
+        PaperRecord("gnn-only", "Graph neural networks for fraud detection", doc("transactions fraud"), None),
+        PaperRecord("drug-only", "A language model for drug discovery", doc("prompting drug design"), None),
+        # names the GNN facet; the drug facet only in meaning (molecules, ligands, binding affinity)
+        PaperRecord("drug-in-meaning", "Rotation-invariant graph neural networks",
+                    doc("molecular property prediction binding affinity ligand compound"), None),
+    ]
+    assert judge.facets_hold(papers).tolist() == [True, False, False, True]
+    single, _ = _judge_for_two_facets()
+    single.facets = single.facets[:1]
+    assert single.facets_hold(papers).all()  # one facet: nothing to gate on
