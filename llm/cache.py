@@ -15,6 +15,8 @@ from typing import Any, Sequence
 
 from langchain_core.messages import BaseMessage
 
+from ..sqlite_wal import enable_wal
+
 
 # Bump when the meaning of a cached answer changes (prompt rendering, decoding), so old entries miss.
 CACHE_FORMAT = 2
@@ -48,7 +50,7 @@ class ResponseCache:
         # One connection guarded by a lock: sqlite connections are not thread-safe by themselves.
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            enable_wal(self._conn)
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
                 " created REAL DEFAULT (strftime('%s','now')))"

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..settings import Settings
+from ..sqlite_wal import enable_wal
 from .locking import crash_point, home_is_writable
 
 MINILM = "minilm"
@@ -172,7 +173,7 @@ class EmbeddingCache:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        enable_wal(self._db)
         self._db.execute("CREATE TABLE IF NOT EXISTS vecs (rid INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, "
                          "vec BLOB NOT NULL)")
         if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").fetchone():

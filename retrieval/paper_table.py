@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..models import Paper
+from ..sqlite_wal import enable_wal
 from .damage import PaperTableDamaged, damaged_sqlite
 from .dedupe import paper_keys
 
@@ -45,7 +46,7 @@ class PaperTable:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._damage_said():
             self._db = sqlite3.connect(str(path), check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(self._db)
             columns = [r[1] for r in self._db.execute("PRAGMA table_info(papers)")]
             if columns and "title_key" not in columns:
                 self._migrate()
