@@ -167,15 +167,16 @@ def facet_shares(facets: Sequence[Facet], stems: str) -> list[float]:
 @dataclass(frozen=True)
 class FacetReading:
     """How much of the topic's facets a paper names: the weakest facet in the title and in title +
-    abstract, and the facets' mean share in title + abstract."""
+    abstract, the facets' mean share in title + abstract, and each facet's share there."""
 
     title_min: float
     text_min: float
     text_mean: float
+    text_shares: tuple[float, ...] = ()
 
 
 def read_facets(facets: Sequence[Facet], title: str, abstract: str) -> FacetReading:
     title_stems = stem_text(title)
     text_stems = f"{title_stems} {stem_text(abstract)}"
     in_title, in_text = facet_shares(facets, title_stems), facet_shares(facets, text_stems)
-    return FacetReading(min(in_title), min(in_text), sum(in_text) / len(in_text))
+    return FacetReading(min(in_title), min(in_text), sum(in_text) / len(in_text), tuple(in_text))

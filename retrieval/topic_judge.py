@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from .topic_classifier import TermSpace, TopicClassifier, paper_document
-from .topic_facets import Facet, FacetReading, facet_shares, read_facets, stem_text
+from .topic_facets import Facet, FacetReading, read_facets
 
 MODEL_PATH = Path(__file__).with_name("relevance_model.json")
 # A paper holds a facet in meaning when its score on the facet's vocabulary is this many standard
@@ -135,7 +135,6 @@ class ReadingCache:
         self.space, self.facets = space, list(facets)
         self._rows: dict[str, object] = {}
         self._readings: dict[str, FacetReading] = {}
-        self._shares: dict[str, list[float]] = {}
 
     def term_rows(self, papers: Sequence[PaperRecord]):
         from scipy.sparse import vstack
@@ -145,13 +144,6 @@ class ReadingCache:
             matrix = self.space.vectors([paper_document(p.title, p.abstract) for p in missing]).tocsr()
             self._rows.update((p.paper_id, matrix[i]) for i, p in enumerate(missing))
         return vstack([self._rows[p.paper_id] for p in papers]).tocsr()
-
-    def shares(self, papers: Sequence[PaperRecord]) -> list[list[float]]:
-        """Per paper, the share of each facet's units its title or abstract names."""
-        for p in papers:
-            if p.paper_id not in self._shares:
-                self._shares[p.paper_id] = facet_shares(self.facets, stem_text(f"{p.title} {p.abstract}"))
-        return [self._shares[p.paper_id] for p in papers]
 
     def readings(self, papers: Sequence[PaperRecord]) -> list[FacetReading]:
         for p in papers:
@@ -209,7 +201,7 @@ class TopicJudge:
             return np.ones(len(papers), dtype=bool)
         cache = self.cache or ReadingCache(self.space, self.facets)
         rows = cache.term_rows(papers)
-        shares = np.array(cache.shares(papers))
+        shares = np.array([r.text_shares for r in cache.readings(papers)])
         holds = np.ones(len(papers), dtype=bool)
         for index, facet in enumerate(self.facets):
             named = shares[:, index] >= 1.0
