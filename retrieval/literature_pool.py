@@ -26,8 +26,8 @@ import numpy as np
 
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
 from .topic_facets import facet_shares, read_facets, stem_text, topic_facets
-from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, load_model,
-                          make_judge)
+from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
+                          load_model, make_judge)
 
 MIN_SEEDS = 5
 # The learned judge reads every paper against a random background sample of the store: in a store
@@ -213,6 +213,7 @@ class _Run:
     cache: ReadingCache
     facet_classifiers: list
     store: PoolStore
+    facet_bars: list[float]
 
     def judge(self, seeds: Sequence[str], options: PoolOptions) -> "TopicJudge | FacetRuleJudge":
         """The judge that learned the topic's vocabulary and centroid from ``seeds`` (the facet
@@ -223,7 +224,8 @@ class _Run:
                                           seed=options.seed)
         seed_vectors = np.stack([self.reader.vectors[i] for i in seeds if i in self.reader.vectors])
         return make_judge(self.facets, self.space, classifier, seed_vectors, self.topic_vector,
-                          self.background_vectors, self.cache, self.facet_classifiers, options.facet_gate)
+                          self.background_vectors, self.cache, self.facet_classifiers, options.facet_gate,
+                          self.facet_bars)
 
 
 def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
@@ -241,10 +243,11 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     small = _is_small(store, options)  # a small store is judged by its facets' words: nothing to learn
     facet_classifiers = [] if small else [_facet_classifier(facet, store, reader, cache, background_matrix, options)
                                           for facet in facets]
+    bars = facet_bars(facets, facet_classifiers, cache, reader.records(candidates))
     return _Run(reader, background, background_docs, space, background_matrix,
                 np.stack([reader.vectors[i] for i in background if i in reader.vectors]),
                 store.encode_query(topic), candidates, facets, seeds, seed_rule, cache,
-                facet_classifiers, store)
+                facet_classifiers, store, bars)
 
 
 def _is_small(store: PoolStore, options: PoolOptions) -> bool:

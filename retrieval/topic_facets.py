@@ -119,7 +119,12 @@ def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_cou
 def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     """Longest sub-phrases that the texts abbreviate become one unit each; the other content words
     are units of their own (generic heads only when nothing else is left)."""
-    tokens = [t for t in tokenize(phrase) if t not in _REQUEST_WORDS] or tokenize(phrase)
+    # Each token beside the word it came from: units are stemmed from the words, as paper texts
+    # are (stem_text); the tokenizer's plural cut would make "autonomous" 'autonomou', which no
+    # text's stem ('autonom') ever matches.
+    pairs = [(token, word) for word in _WORD.findall(phrase.lower()) for token in tokenize(word)]
+    kept = [(t, w) for t, w in pairs if t not in _REQUEST_WORDS] or pairs
+    tokens, words = [t for t, _ in kept], [w for _, w in kept]
     taken = [False] * len(tokens)
     units: list[Unit] = []
     for size in range(len(tokens), 1, -1):
@@ -129,16 +134,16 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
             window = tokens[start:start + size]
             acronyms = mine_acronyms(window, texts)
             if acronyms:
-                stems = stem_text(" ".join(window))
-                forms = [stems, *(stem_text(a) for a in acronyms)]
+                said = words[start:start + size]
+                forms = [stem_text(" ".join(said)), *(stem_text(a) for a in acronyms)]
                 if window[-1] in GENERIC_HEADS:  # "graph neural (GNN) ..." said without its head
-                    forms.append(stem_text(" ".join(window[:-1])))
+                    forms.append(stem_text(" ".join(said[:-1])))
                 units.append(Unit(" ".join(window), tuple(dict.fromkeys(forms))))
                 taken[start:start + size] = [True] * size
     rest = [i for i, t in enumerate(tokens) if not taken[i]]
     content = [i for i in rest if tokens[i] not in GENERIC_HEADS]
     for i in (content if (content or units) else rest):
-        units.append(Unit(tokens[i], (_stem(tokens[i]),)))
+        units.append(Unit(tokens[i], (_stem(words[i]),)))
     order = {u.phrase: min((i for i, t in enumerate(tokens) if u.phrase.split()[0] == t), default=0) for u in units}
     return tuple(sorted(units, key=lambda u: order[u.phrase]))
 

@@ -42,6 +42,11 @@ MODEL_PATH = Path(__file__).with_name("relevance_model.json")
 # deviations above the store's background (chosen leave-one-topic-out on the labelled set:
 # benchmarks/results/topic_pool.md, "facet gate").
 FACET_HOLDS_Z = 1.0
+# ... and, on the facet the candidates name least, at least as high as all but this share of the
+# topic's own papers (the candidates naming every facet) score on it: a fixed z lets a steady share
+# of the broad facet's papers through, which swamps a rare pairing (topic_pool.md, session 16).
+FACET_BAR_QUANTILE = 0.1
+MIN_BAR_REFERENCE = 5  # fewer papers naming every facet than this: the fixed bar alone
 FEATURES = ("vocab_z", "vocab_rel", "facet_title", "facet_text", "facet_mean", "facet_vocab_min", "centroid_z",
             "topic_z")
 
@@ -164,6 +169,8 @@ class TopicJudge:
     facet_classifiers: list[TopicClassifier | None] = field(default_factory=list)
     cache: ReadingCache | None = None
     facet_gate: bool = True
+    # one per facet: the vocabulary score a paper not naming the facet needs (facet_bars())
+    facet_bars: list[float] = field(default_factory=list)
 
     def features(self, papers: Sequence[PaperRecord]) -> np.ndarray:
         if not papers:
@@ -190,7 +197,7 @@ class TopicJudge:
     def facets_hold(self, papers: Sequence[PaperRecord]) -> np.ndarray:
         """Whether each paper is about every facet of a multi-facet topic: it names the facet
         (every unit, in title or abstract) or reads as the facet's own papers do (its score on the
-        vocabulary learned from the papers naming the facet is FACET_HOLDS_Z above the background).
+        vocabulary learned from the papers naming the facet reaches the facet's bar, facet_bars()).
 
         Why a rule beside the model: the model weighs the topic's learned vocabulary far above the
         facet readings, and a vocabulary learned from a few seeds of a rare facet pairing is the
@@ -206,7 +213,8 @@ class TopicJudge:
         for index, facet in enumerate(self.facets):
             named = shares[:, index] >= 1.0
             classifier = self.facet_classifiers[index] if index < len(self.facet_classifiers) else None
-            meaning = (classifier.readings(rows)[0] >= FACET_HOLDS_Z if classifier is not None
+            bar = self.facet_bars[index] if index < len(self.facet_bars) else FACET_HOLDS_Z
+            meaning = (classifier.readings(rows)[0] >= bar if classifier is not None
                        else np.zeros(len(papers), dtype=bool))
             holds &= named | meaning
         return holds
@@ -219,6 +227,7 @@ class TopicJudge:
         """What the manifest keeps of the judge (its facets and scale), for reading it later."""
         return {"facets": [f.to_dict() for f in self.facets], "facet_gate": self.facet_gate,
                 "facet_vocabularies": [c is not None for c in self.facet_classifiers],
+                "facet_bars": [round(b, 3) for b in self.facet_bars],
                 "classifier": {"background_median": round(self.classifier.background_median, 4),
                                "seed_median": round(self.classifier.seed_median, 4)},
                 "background_cosines": {k: [round(v, 4) for v in pair] for k, pair in self.background_cosines.items()}}
@@ -240,9 +249,37 @@ class FacetRuleJudge:
         return {"facets": [f.to_dict() for f in self.facets], "rule": "every facet named (small store)"}
 
 
+def facet_bars(facets: Sequence[Facet], facet_classifiers: Sequence[TopicClassifier | None],
+               cache: ReadingCache, candidates: Sequence[PaperRecord]) -> list[float]:
+    """Per facet, the vocabulary score a paper must reach to hold the facet without naming it:
+    FACET_HOLDS_Z, and for the facet the candidates name least, at least the FACET_BAR_QUANTILE of
+    the scores of the candidates that name every facet (the topic's undisputed papers). Why: the
+    papers naming a rare pairing score far above the background on the rare facet (GNNs for drug
+    discovery: 5-45 SD on the drug-discovery vocabulary) while a knowledge-graph QA paper reaches
+    1-2.5, so a fixed bar of 1 SD keeps a steady share of the broad facet's papers, which swamps
+    a pairing the corpus holds a dozen papers of."""
+    bars = [FACET_HOLDS_Z] * len(facets)
+    if len(facets) < 2 or not candidates:
+        return bars
+    named = np.array([r.text_shares for r in cache.readings(candidates)]) >= 1.0
+    undisputed = named.all(axis=1)
+    if undisputed.sum() < MIN_BAR_REFERENCE:
+        return bars
+    rows = cache.term_rows([p for p, keep in zip(candidates, undisputed) if keep])
+    # Only the facet the candidates name least: the drift runs through the other facet's papers
+    # reading a little like the rare one. Raising every facet's bar cost recall on an untuned
+    # topic ('federated learning in healthcare' 50 -> 26 kept, mostly on topic).
+    rarest = int(np.argmin(named.sum(axis=0)))
+    classifier = facet_classifiers[rarest] if rarest < len(facet_classifiers) else None
+    if classifier is not None:
+        bars[rarest] = max(FACET_HOLDS_Z, float(np.quantile(classifier.readings(rows)[0], FACET_BAR_QUANTILE)))
+    return bars
+
+
 def make_judge(facets: list[Facet], space: TermSpace, classifier: TopicClassifier, seed_vectors: np.ndarray,
                topic_vector: np.ndarray, background_vectors: np.ndarray, cache: ReadingCache | None = None,
-               facet_classifiers: Sequence[TopicClassifier | None] = (), facet_gate: bool = True) -> TopicJudge:
+               facet_classifiers: Sequence[TopicClassifier | None] = (), facet_gate: bool = True,
+               bars: Sequence[float] = ()) -> TopicJudge:
     """A judge whose centroid is the seeds' and whose cosines are scaled by the background's."""
     centroid = _unit(np.asarray(seed_vectors, dtype=float).mean(axis=0))
     topic_vector = _unit(np.asarray(topic_vector, dtype=float))
@@ -252,7 +289,7 @@ def make_judge(facets: list[Facet], space: TermSpace, classifier: TopicClassifie
         cosines = background @ reference
         scale[name] = (float(cosines.mean()), float(cosines.std()))
     return TopicJudge(facets, space, classifier, centroid, topic_vector, scale, list(facet_classifiers), cache,
-                      facet_gate)
+                      facet_gate, list(bars))
 
 
 def load_labels(path: Path, topic: str) -> dict[str, int]:
