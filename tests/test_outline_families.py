@@ -112,3 +112,28 @@ def test_floor_reads_index_vectors_and_encodes_only_missing_papers(tmp_path, mon
     assert ids == list(papers) and stats["papers_encoded"] == 1
     assert len(encoded) == 1 and "Title 4" in encoded[0]
     assert np.allclose(vectors[0], np.eye(4)[0]) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+
+
+def test_papers_a_family_holds_only_by_nearness_can_head_a_section_of_their_own():
+    """Fourteen cache-eviction papers name no compression phrase but sit nearest to 'Weight
+    Quantization' (they keep accuracy at four bits); with a section slot left, they head their own
+    section instead of filling the quantization subsection."""
+    ids, papers = _compression_pool()
+    ids = [i for i in ids if not i.startswith("early")]  # two families of two leaves
+    papers = {i: papers[i] for i in ids}
+    for i, setting in enumerate(["Chatbots", "Edge Phones", "Code Assistants", "Translation", "Summaries",
+                                 "Search Engines", "Long Documents", "Data Pipelines", "Spreadsheets",
+                                 "Game Agents", "Tutors", "Legal Drafting", "Medical Notes", "Robots"]):
+        pid = f"kv-{i}"
+        papers[pid] = _paper(pid, f"Cache Eviction of Attention Keys with Quantization for {setting}",
+                             f"Cache eviction drops keys and values with low attention; it keeps accuracy at four "
+                             f"bits for {setting.lower()}.")
+        ids.append(pid)
+    vectors, encode = tfidf_encoder([f"{papers[i]['title']}. {papers[i]['abstract']}" for i in ids])
+    outline = build_outline_floor(TOPIC, ids, papers, vectors, n_sections=3, n_subsections=3, encode=encode,
+                                  kb_counts={stem_key(["model", "compression"]): 4})
+    compression = next(s for s in outline if s["title"] == "Model Compression")
+    assert not [p for p in compression["paper_ids"] if p.startswith("kv-")], compression
+    own = [s for s in outline if any(p.startswith("kv-") for p in s["paper_ids"])]
+    assert len(own) == 1 and {sub["title"] for sub in own[0]["subsections"]} == {"Cache Eviction"}, outline
+    assert sum(p.startswith("kv-") for p in own[0]["paper_ids"]) == 14
