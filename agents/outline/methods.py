@@ -57,11 +57,10 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     # 370-paper pool left 54 papers for the three empty slots, while 51 papers it holds for nearness
     # alone name 'mathematical reasoning'.
     by_key = {c.key: c for c in usable}
-    held = {r for s in sections for r in s["rows"]
-            if any(fit(by_key[t], r) for t in [s["key"], *(t for sub in s["subs"] for t in sub["terms"])] if t in by_key)}
+    held = {r for s in sections for r in s["rows"] if any(fit(by_key[t], r) for t in _section_terms(s) if t in by_key)}
     rest = sorted(scope - held)
     if len(sections) < n_methods and len(rest) >= 2 * FLAT_LEAF:
-        used = {k for s in sections for k in [s["key"], *(t for sub in s["subs"] for t in sub["terms"])]}
+        used = {k for s in sections for k in _section_terms(s)}
         # a section of phrase alone holds half an even share of the method papers, as a role section does
         flat = _flat_sections(rest, [c for c in phrases if c.key not in used], vectors,
                               k=n_methods - len(sections), n_subsections=n_subsections,
@@ -92,6 +91,11 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     subs = subs or [{"title": title, "terms": [], "source": "role:methods", "rows": rows}]
     taken |= {normalize_title(sub["title"]) for sub in subs if sub["title"]}
     return [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:methods", "subs": subs}]
+
+
+def _section_terms(section: dict) -> list[str]:
+    """The phrase keys a method section is headed and parted by."""
+    return [section["key"], *(t for sub in section["subs"] for t in sub["terms"])]
 
 
 def _split_families(sections: list[dict], concepts: dict[str, Concept], phrases: list[Concept], vectors: np.ndarray,
