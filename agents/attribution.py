@@ -46,6 +46,16 @@ _WE_START = re.compile(r"^we\s+", re.I)
 _SENTENCE_ADVERB = re.compile(r"^([A-Z][a-z]+ly|In practice|In theory|In contrast|In experiments|Overall|Empirically|"
                               r"Theoretically|Experimentally|Specifically)\s*,\s+")
 _OUR_START = re.compile(r"^our\s+", re.I)
+# Discourse connectives point back at the abstract's previous sentence ("Further, they observed
+# ..."); quoted alone, the sentence has no previous one, so the connective goes.
+_CONNECTIVE = re.compile(r"^(?:Further|Furthermore|Moreover|In addition|Additionally|Besides|Also|However|Meanwhile|"
+                         r"Thus|Therefore|Hence|Consequently|Finally|Lastly|Then|Next|Yet|But|Still|Nevertheless|"
+                         r"Nonetheless|Instead|Accordingly|To this end|In this context|In particular)\s*,\s+(?=\S)")
+# Words that start a sentence as a determiner or adjective before a capitalised term ("Existing
+# Reinforcement Learning from Human Feedback methods ..."): lower-cased after "that" even so.
+_SENTENCE_OPENERS = {"existing", "current", "recent", "most", "many", "modern", "prior", "previous", "conventional",
+                     "traditional", "standard", "typical", "contemporary", "popular", "mainstream", "several",
+                     "emerging", "leading", "advanced", "state-of-the-art"}
 # "Experiments on three QA datasets show that X": the evidence and its scope lead, the claim follows
 # ("On three QA datasets, Smith et al. [3] show that X", not "... report that experiments on ... show that X").
 _EVIDENCE = re.compile(
@@ -165,7 +175,8 @@ def _lower_first(text: str) -> str:
     # capital. A name after the first word is not ("Existing MMRAG methods", "Using CFVBench"), and a
     # function word never starts a term ("While Large Language Models ...").
     parts = words[1].strip(",;:").split("-") if len(words) > 1 else [""]
-    term = all(p[:1].isupper() and p[1:].islower() for p in parts) and first.lower() not in ENGLISH_STOP_WORDS
+    term = (all(p[:1].isupper() and p[1:].islower() for p in parts) and first.lower() not in ENGLISH_STOP_WORDS
+            and first.lower() not in _SENTENCE_OPENERS)
     if first in ("A", "An") or (not term and len(first) > 1 and first[0].isupper()
                                  and first[1:].replace("-", "").isalpha() and first[1:].islower()):
         return first[0].lower() + text[1:]
@@ -202,7 +213,7 @@ def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb
     with no subject of its own to replace ("report" -> "Smith et al. [3] report that ..."), or None
     for "In Smith et al. [3], ...".
     """
-    text = _SELF_PREFIX.sub("", sentence.strip(), count=1)
+    text = _SELF_PREFIX.sub("", _CONNECTIVE.sub("", sentence.strip(), count=1), count=1)
     text = text[:1].upper() + text[1:]
     cited = f"{handle} {marker}"
     capital = cited[:1].upper() + cited[1:]

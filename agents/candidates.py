@@ -241,11 +241,21 @@ _SUCCEEDS = re.compile(r"\b(?:successfully|succeeds? (?:in|at)|(?:resolv|solv)\w
 _FAILURE_AS_TOPIC = re.compile(r"\bfailure (?:modes?|cases?|patterns?|types?|analys[ie]s|taxonom\w+)\b", re.I)
 
 
+# The failure of earlier methods told as the foil of a success ("enables robust 4-bit quantization
+# while maintaining safety where previous methods fail", read as a limitation in a v6 panel draft).
+_OTHERS_FAIL = re.compile(r"\b(?:where|which|that|as|while|whereas|in which)?\s*(?:previous|prior|existing|earlier|"
+                          r"conventional|baseline|competing|other)\s+(?:\w+\s+){0,3}?(?:fail\w*|struggl\w*|fall short|"
+                          r"cannot|break down)\b", re.I)
+
+
 def states_a_limitation(text: str) -> bool:
     """What fails or stays open, not what the work fixes ("to address the limitation of X"),
     offers or builds ("to probe insufficient information, we introduce X"), or points ahead to
-    ("surface open questions, providing a foundation for future work")."""
+    ("surface open questions, providing a foundation for future work"); in a sentence of what the
+    work achieves, earlier methods' failure is the foil, not a limitation."""
     text = _FAILURE_AS_TOPIC.sub(" ", _POINTS_AHEAD.sub(" ", text))
+    if _ACHIEVES.search(text):
+        text = _OTHERS_FAIL.sub(" ", text)
     if not LIMIT_CUES.search(text) or fixes_a_limitation(text) or _CONTRIBUTES.search(text) or _SUCCEEDS.search(text):
         return False
     return not _ACHIEVES.search(text) or bool(_STILL_OPEN.search(text))

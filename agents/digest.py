@@ -223,4 +223,6 @@ def digest(key: int, paper: dict, abstract_sentences: list[str], method_sentence
     focus = survey_focus(paper.get("title") or "") if kind == "survey" else ""
     found = Contribution("we", f"survey {focus}", paper.get("title") or "") if focus else \
         contribution(abstract_sentences, names)
-    return Digest(key, handle, plural, found, traits(method_sentences), list(names))
+    # A survey's design choices are the surveyed works': "Of these, only [survey] use reinforcement
+    # learning" (read in a v4 panel draft) credits it with what it reviews.
+    return Digest(key, handle, plural, found, [] if kind == "survey" else traits(method_sentences), list(names))

@@ -17,8 +17,11 @@ from ..sanitize import untrusted
 from .text import sentences
 
 KINDS = ("survey", "benchmark", "study", "method")  # or "" when neither title nor abstract says
-_SURVEY_TITLE = re.compile(r"\b(?:surveys?|review|overview|tutorial|sok|systematic (?:mapping|literature)|"
-                           r"roadmap|state of the art|primer)\b", re.I)
+# "review" as a kind of paper, not the reviews a method reads ("Review-driven Retrieval", "Review-Distilled
+# Representations", "code review", "product review": both read in an LLM4Rec panel draft's "Surveys" section).
+_SURVEY_TITLE = re.compile(r"\b(?:surveys?|overview|tutorial|sok|systematic (?:mapping|literature)|roadmap|state of the art|"
+                           r"primer|(?<!code )(?<!peer )(?<!product )(?<!user )(?<!customer )(?<!app )(?<!movie )"
+                           r"(?<!online )review(?![\w-]))\b", re.I)
 _SURVEY_TEXT = re.compile(r"\b(?:this|our|we (?:present|provide|offer|conduct) an?) (?:\w+ ){0,2}(?:survey|review)\b"
                           r"|\bwe (?:survey|review|systematically review)\b", re.I)
 _BENCHMARK_TITLE = re.compile(r"\b(?:benchmark\w*|datasets?|corpus|test ?beds?|suite|arena|leaderboard)\b", re.I)
@@ -39,6 +42,7 @@ METRICS = {
     "accuracy": r"accuracy", "F1": r"F1(?:[- ]scores?)?|F-score", "exact match": r"exact[- ]match|\bEM\b",
     "BLEU": r"BLEU", "ROUGE": r"ROUGE(?:-\w+)?", "METEOR": r"METEOR", "BERTScore": r"BERTScore",
     "nDCG": r"[nN]?DCG(?:@\d+)?", "ANLS": r"ANLS", "MRR": r"MRR", "mAP": r"mAP(?:@\d+)?|mean average precision",
+    "NDS": r"NDS|nuScenes detection score",
     "recall": r"recall(?:@\d+)?", "precision": r"precision(?:@\d+)?", "latency": r"latency",
     "throughput": r"throughput", "perplexity": r"perplexity", "AUC": r"AUC|AUROC",
     "hallucination rate": r"hallucination rates?", "faithfulness": r"faithfulness", "win rate": r"win[- ]rates?",
@@ -57,20 +61,27 @@ _METRIC_RES = {name: re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.I if na
                                  "mAP", "Dice", "bit error rate"} else 0)
                for name, pattern in METRICS.items()}
 # Foundation models by family name: "who builds on which model" is part of a comparison.
-_MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
+_MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|LLaMa[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
                     r"Mixtral[\w.-]*|Gemma[\w.-]*|Claude[\w.-]*|Gemini[\w.-]*|DeepSeek[\w.-]*|Phi-\d[\w.-]*|"
                     r"Vicuna[\w.-]*|PaLM[\w.-]*|T5|Flan-T5|BERT|RoBERTa|ColBERT\w*|CLIP|BLIP-?\d?|LLaVA[\w.-]*|"
-                    r"InternVL[\w.-]*|Stable Diffusion)(?![\w-])")
+                    r"InternVL[\w.-]*|Stable Diffusion|"
+                    # vision and speech backbones and detectors, named as what a work uses, not as data
+                    r"ResNet[\w-]*|ResNeXt[\w-]*|ViT[\w/-]*|Swin[\w-]*|ConvNeXt[\w-]*|EfficientNet[\w-]*|"
+                    r"YOLO[\w.-]*|(?:Faster |Mask |Cascade )?R-CNN|DETR[\w-]*|U-?Net|fastText|PointNet[\w+-]*|"
+                    r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINOv2|Whisper[\w.-]*|wav2vec[\w.-]*)(?![\w-])")
 # A name: CamelCase (HotpotQA), capitals (NQ, MS MARCO) or letters with digits (2WikiMultiHopQA).
 _NAME = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[a-z]?[\w-]*|[0-9]+[A-Z][\w-]*|[A-Z][a-z]*-\d[\w.-]*)"
                    r"(?:\s(?:[A-Z]{2,}[\w-]*|\d[\w.]*))?(?![\w-])")
+_METRIC_VARIANT = re.compile(r"(?:m|max|min|abs|c|avg|mean|mm)(?:AP|IoU|Dice|F1|Rel|Acc|Wave)")  # mAP50, cIoU, mmWave
+_LOWER_CAMEL = re.compile(r"(?<![\w-])[a-z]{1,4}[A-Z][A-Za-z0-9]*[a-z0-9][\w-]*(?![\w-])")
 _DATA_CONTEXT = re.compile(r"\b(?:datasets?|benchmarks?|corpora|corpus|test sets?|experiments? (?:on|across)|"
                            r"evaluat\w+ (?:on|across)|tested on|results on|on (?:the )?(?:\w+ )?(?:tasks?|suites?))\b",
                            re.I)
 # Abbreviations of fields and techniques that every paper of an area uses: not data, not models.
 _GENERIC_NAMES = set("""AI ML DL NLP NLU NLG CV RL LLM LLMs LM LMs VLM VLMs MLLM MLLMs LVLM LVLMs RAG QA VQA KG KGs
     API APIs GPU GPUs CPU TPU SOTA GNN GNNs CNN CNNs RNN LSTM MLP IR IoT UAV UAVs ISAC MIMO OFDM SNR SQL JSON
-    PDF URL HTML XML US EU UK USA EHR EHRs ASR TTS OCR CoT ICL SFT RLHF DPO PPO KV MoE LoRA PEFT ANN ANNs""".split())
+    PDF URL HTML XML US EU UK USA EHR EHRs ASR TTS OCR CoT ICL SFT RLHF DPO PPO KV MoE LoRA PEFT ANN ANNs
+    GRPO RM RMs PRM PRMs ORM RLVR LRM LRMs BEV VRU VRUs FMCW LiDAR IID OOD NSFW""".split())
 # A name the abstract introduces for its own method: "we propose X", "called X", "(X)" after a phrase.
 _INTRODUCED = re.compile(r"(?:\b[Ww]e (?:propose|introduce|present|develop|design|build|call|name|term)|\b(?:called|named|"
                          r"dubbed|termed|coined)) (?:a |an |the )?(?:\w+ ){0,2}?([A-Z][\w-]*[A-Z0-9][\w-]*)|[a-z]\w* \(([A-Z][\w-]*[A-Z][\w-]*(?: [A-Z][\w-]*)?)\)")
@@ -129,10 +140,19 @@ def own_names(title: str, abstract: str) -> list[str]:
     head = title.split(":", 1)[0].strip()
     if ":" in title and 0 < len(head.split()) <= 2:
         names.append(head)
-    names += [m.group(0) for m in _NAME.finditer(title)]
-    for match in _INTRODUCED.finditer(abstract):
-        names.append(match.group(1) or match.group(2))
-    return [n for i, n in enumerate(names) if n not in names[:i] and n not in _GENERIC_NAMES and not _MODEL.fullmatch(n)]
+    found = [m.group(0) for m in _NAME.finditer(title)]
+    found += [match.group(1) or match.group(2) for match in _INTRODUCED.finditer(abstract)]
+    generic = {term for term, is_generic in _definitions(abstract).items() if is_generic}
+    # Past the title's head, ordinary words joined by hyphens ("Visual-Grounded", "LLM-based",
+    # "Scale-Normalized") are a description, not a name; a name has a capital or digit inside a word.
+    names += [n for n in found if not _DESCRIPTIVE.fullmatch(n)]
+    return [n for i, n in enumerate(names) if n not in names[:i] and n not in _GENERIC_NAMES and not _MODEL.fullmatch(n)
+            and not _NOT_DATA.match(n) and n not in generic and not _TASK.fullmatch(n)]
+
+
+# X-to-Y generation tasks abbreviated ("T2I", "I2V", "TI2V", "T2-3D"): a task, not a system.
+_TASK = re.compile(r"(?:T|I|V|A|S|M|TI|TV|IT)2(?:I|V|A|S|T|M|3D|4D)")
+_DESCRIPTIVE = re.compile(r"[A-Z][a-z]+(?:-[A-Za-z][a-z]+)+|[A-Z]{2,5}(?:-[a-z]+)+|[A-Z][A-Z][a-z]+")
 
 
 # A list of capitalised items ("Natural Questions and TriviaQA", "NQ, TriviaQA, and HotpotQA").
@@ -143,6 +163,9 @@ def _listed_names(sentence: str) -> list[str]:
     """Names in reading order, plus multiword capitalised items that share a list with a name
     ('Natural Questions' beside 'TriviaQA'): a dataset's name is not always one token."""
     found = [(m.start(), m.group(0)) for m in _NAME.finditer(sentence)]
+    # data names that start lower-case ("nuScenes", "eICU"); not in own_names, where such a word in a
+    # title is a dataset the work uses more often than its own name
+    found += [(m.start(), m.group(0)) for m in _LOWER_CAMEL.finditer(sentence) if not _METRIC_VARIANT.match(m.group(0))]
     for listing in _CAPITAL_LIST.finditer(sentence):
         items = [(listing.start() + m.start(), m.group(0)) for m in
                  re.finditer(r"[A-Z][\w-]*(?: [A-Z][\w-]*)*", listing.group(0))]
@@ -151,8 +174,61 @@ def _listed_names(sentence: str) -> list[str]:
     return [name for _, name in sorted(found)]
 
 
+# "(LRMs)" after the words it abbreviates: "Large Reasoning Models (LRMs)", "knowledge distillation (KD)".
+_PARENTHESISED = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
+_DATA_WORDS = re.compile(r"\b(?:bench\w*|datasets?|corpus|corpora|suite|collection|test ?set)\b", re.I)
+# Tokens a name pattern takes that name no data: dimensions ("3D"), sizes ("40GB"), code hosts.
+_NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[KMB]?-\d+(?:\.\d+)?[KMB]$|^(?:GitHub|HuggingFace|Hugging Face|arXiv|SoTA|SOTA|STEM)$")
+
+
+def _initials_match(acronym: str, words: list[str]) -> bool:
+    """Whether ``acronym``'s letters are the initials of the last words before it (a hyphenated
+    word counts its parts: "Retrieval-Augmented Generation (RAG)")."""
+    letters = re.sub(r"s$", "", re.sub(r"[^A-Za-z]", "", acronym)).lower()
+    for parts in (words, [p for w in words for p in w.split("-") if p]):  # "Omni-modal" gives O or O, M
+        for k in range(1, min(len(parts), len(letters) + 2) + 1):
+            if "".join(p[0].lower() for p in parts[-k:] if p[0].isalpha()) == letters:
+                return True
+    return False
+
+
+def _definitions(abstract: str) -> dict[str, bool]:
+    """Abbreviations the abstract defines for a concept, each with whether it names a class or a
+    task rather than one system: a plural ("Large Reasoning Models (LRMs)"), a lower-case
+    expansion ("image-to-video (I2V)", "knowledge distillation (KD)") or an X-to-Y task ("T2V").
+    An expansion that names a benchmark or dataset is left out: it is data."""
+    found: dict[str, bool] = {}
+    for match in _PARENTHESISED.finditer(abstract):
+        before = re.findall(r"[A-Za-z][\w-]*", abstract[max(0, match.start() - 120):match.start()])[-8:]
+        acronym = match.group(1)
+        expansion = " ".join(before[-len(acronym) - 2:])
+        after = abstract[match.end():match.end() + 40]
+        # "autoregressive (AR)", "multilingual (ML)": one lower-case word abbreviated by its syllables
+        syllables = (before and before[-1][:1].islower() and before[-1][:1] == acronym[:1].lower()
+                     and len(acronym.rstrip("s")) <= 3)
+        if syllables and not _initials_match(acronym, before):
+            found[acronym] = True
+            continue
+        if not before or not _initials_match(acronym, before) or (
+                _DATA_WORDS.search(expansion) or _DATA_WORDS.search(after) or re.search(r"\d", expansion)):
+            continue  # "EPIC-KITCHENS-100 (EK-100)", "(WIT) dataset": data
+        last = before[-1]
+        generic = (acronym.endswith("s") or last[:1].islower() or bool(_TASK.fullmatch(acronym)))
+        for term in {acronym, acronym.rstrip("s")}:
+            found[term] = found.get(term, False) or generic
+    return found
+
+
+def defined_terms(abstract: str) -> set[str]:
+    """Abbreviations the abstract defines for a concept ("Large Reasoning Models (LRMs)", "Group
+    Relative Policy Optimization (GRPO)"): the models, methods or problems it talks about, not
+    evaluation data."""
+    return set(_definitions(abstract))
+
+
 def _data_names(said: list[str], exclude: set[str]) -> list[str]:
     text = " ".join(said)
+    defined = defined_terms(text)
     found: list[str] = []
     for sentence in said:
         data_sentence = bool(_DATA_CONTEXT.search(sentence))
@@ -167,6 +243,10 @@ def _data_names(said: list[str], exclude: set[str]) -> list[str]:
             name = name.rstrip(".-")
             if _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]) or re.search(re.escape(name) + _TOOL_AFTER, text):
                 continue  # "improves over MedRAG" (a baseline), "the BGE-M3 retriever" (a tool): not evaluation data
+            if (_NOT_DATA.match(name) or name in defined or name.rstrip("s") in defined
+                    or re.search(r"-\d+(?:\.\d+)?[BM]$", name)  # "Meditron-8B": a model size, not data
+                    or all(w in _GENERIC_NAMES for w in name.split())):  # "LLM RLVR"
+                continue  # a dimension, a size, a code host, or a concept the abstract defines
             if (name.endswith("s") and name[:-1] in found) or re.search(r"-[a-z]+$|^\d+[KMB]$|\s\d+(?:\.\d+)?[BM]$", name) or _metrics(name) or (name in exclude or name.rstrip("s") in _GENERIC_NAMES or name in _GENERIC_NAMES
                     or _MODEL.fullmatch(name) or len(name) < 2 or name in found):
                 continue

@@ -107,3 +107,63 @@ def test_one_work_of_each_kind_is_named_not_counted():
     sentence = kind_sentence(works(pair, [paper_facets(p) for p in pair]))
     assert not sentence.startswith("One of the two")  # "One of the two are ..." read in a survey
     assert "Smith et al. [1] propose a new method or system" in sentence and "Okafor [2] is an empirical study" in sentence
+
+
+@pytest.mark.parametrize("abstract, data, not_data", [
+    ("The rise of Omni-modal Large Language Models (OLLMs) calls for safety tests. We introduce OmniSafe, a "
+     "parallel benchmark for OLLM safety evaluation. Experiments on HarmBench show gaps.", ["HarmBench"], ["OLLM", "OLLMs"]),
+    ("We train with Group Relative Policy Optimization (GRPO). We compare GRPO and our variant on the GSM8K "
+     "benchmark.", ["GSM8K"], ["GRPO"]),
+    ("We detect objects in 3D scenes. Experiments on the nuScenes and KITTI benchmarks with 3D boxes reach 71.2% NDS; "
+     "code is on GitHub.", ["KITTI"], ["3D", "GitHub", "NDS"]),
+    ("We evaluate on the KITTI benchmark with ResNet-50, Faster R-CNN and YOLOv10 backbones. Experiments on "
+     "Qwen 3B-32B models on GSM8K.", ["KITTI", "GSM8K"], ["ResNet-50", "Faster R-CNN", "YOLOv10", "3B-32B"]),
+    ("We pretrain on egocentric video. Experiments on EPIC-KITCHENS-100 (EK-100) and the What If TSF (WIT), a "
+     "multimodal forecasting benchmark, show gains.", ["EK-100", "WIT"], []),
+])
+def test_concepts_the_abstract_defines_are_not_evaluation_data(abstract, data, not_data):
+    """An abbreviation the abstract spells out for a model class or a method ("Large Reasoning
+    Models (LRMs)") is what the paper is about, not the data it is evaluated on; a dimension, a
+    code host or a metric is not data either. An abbreviation whose expansion is itself a named
+    dataset stays data."""
+    found = paper_facets({"title": "A study", "abstract": abstract}).data
+    for name in data:
+        assert name in found, (name, found)
+    for name in not_data:
+        assert name not in found, (name, found)
+
+
+@pytest.mark.parametrize("title, kind", [
+    ("Learning to Shop Like Humans: A Review-driven Retrieval-Augmented Recommendation Framework with LLMs", "method"),
+    ("Sensory-Aware Sequential Recommendation via Review-Distilled Representations", "method"),
+    ("ReviewGuard: Enhancing Deficient Peer Review Detection via LLM-Driven Data Augmentation", "method"),
+    ("Towards Practical Defect-Focused Automated Code Review", "method"),
+    ("A Review of Graph Neural Networks for Recommendation", "survey"),
+    ("Large Language Models for Recommendation: A Survey", "survey"),
+])
+def test_the_reviews_a_method_reads_do_not_make_it_a_review(title, kind):
+    """Two method papers sat in an LLM4Rec draft's "Surveys and Overviews" section because their
+    titles say "Review-driven" / "Review-Distilled" (v4 panel)."""
+    assert contribution_kind(title, "We propose a novel framework and evaluate it on four datasets.") == kind
+
+
+@pytest.mark.parametrize("title, abstract, names", [
+    # read in our drafts' tables: 'TI2V', 'I2V', 'AR', 'LLDMs', 'T2I' given as the system's name
+    ("Incorporating Flexible Image Conditioning into Text-to-Video Diffusion Models without Training",
+     "We introduce a unified formulation for text-image-to-video (TI2V) generation. Unlike image-to-video (I2V) "
+     "methods, ours needs no training.", []),
+    ("Real-Time Motion-Controllable Autoregressive Video Diffusion",
+     "We propose an autoregressive (AR) video diffusion model with a Self-Rollout mechanism.", []),
+    ("Jailbreaking Large Language Diffusion Models", "Large Language Diffusion Models (LLDMs) are new. We show flaws.",
+     []),
+    ("Hey AI, Generate Me a Hardware Code! Agentic AI-based Hardware Design", "We propose a Visual-Grounded agent.", []),
+    # a system's own name stays, defined in the abstract or heading the title
+    ("Safety Alignment via Constrained Knowledge Unlearning",
+     "We propose a novel safety alignment strategy, Constrained Knowledge Unlearning (CKU), which prunes gradients.",
+     ["CKU"]),
+    ("S2FGL: Spatial Spectral Federated Graph Learning", "We propose S2FGL for subgraph federated learning.", ["S2FGL"]),
+])
+def test_a_concept_the_abstract_abbreviates_is_not_the_system_s_name(title, abstract, names):
+    from surveygraph.agents.facets import own_names
+
+    assert own_names(title, abstract) == names

@@ -92,3 +92,12 @@ def test_lines_of_work_are_named_by_phrases_their_titles_use(shared_data):
     for line in lines:  # every member's own text uses the line's phrase
         assert all(line.phrase.lower() in texts[i].lower() for i in line.members), line
         assert " " in line.phrase or any(c.isupper() for c in line.phrase[1:])  # no lone adjective
+
+
+def test_a_survey_is_not_credited_with_the_design_choices_it_reviews():
+    """'Of these, only Zhang et al. [1] use reinforcement learning' was said of a survey whose
+    abstract reviews reinforcement-learning defences (read in a v4 panel draft)."""
+    paper = {"title": "Guardians and Offenders: A Survey on Harmful Content Generation", "authors": ["C. Zhang", "J. Xu"]}
+    method = ["We review defences that use reinforcement learning from human feedback and fine-tune guard models."]
+    assert digest(1, paper, method, method, [], "survey").traits == []
+    assert "reinforcement learning" in digest(2, paper, method, method, [], "method").traits

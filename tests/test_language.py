@@ -46,6 +46,13 @@ def test_surname_first_names_give_the_surname():
     ("Multimodal Retrieval-Augmented Generation (MRAG) adds images.",
      "Multimodal Retrieval-Augmented Generation (MRAG) adds images."),
     ("RAG grounds answers in documents.", "RAG grounds answers in documents."),
+    # read in a v4 panel draft: "Zhu et al. [9] point out that Existing Reinforcement Learning ..."
+    ("Existing Reinforcement Learning from Human Feedback methods need labels.",
+     "existing Reinforcement Learning from Human Feedback methods need labels."),
+    # "... report that Further, they observed ...": a connective points at a sentence the quote lacks
+    ("Further, safety drops after fine-tuning.", "safety drops after fine-tuning."),
+    ("Moreover, the guard misses 75% of unsafe prompts.", "the guard misses 75% of unsafe prompts."),
+    ("Yet, since RLVR rewards are sparse, training is unstable.", "since RLVR rewards are sparse, training is unstable."),
 ])
 def test_a_sentence_capital_is_lowered_after_that_unless_it_starts_a_term(sentence, after_that):
     assert attribute(sentence, "Kim", False, "[2]", "report") == f"Kim [2] reports that {after_that}"

@@ -152,6 +152,10 @@ def test_limitations_quote_what_fails_not_what_a_work_fixes_or_offers():
     assert not states_a_limitation("To investigate this, we introduce SUM, a dataset of unanswerable math problems "
                                    "designed to probe reasoning from insufficient information.")
     # results that name a failure they overcome, as blind readers found them quoted as limitations
+    assert not states_a_limitation("AAQ is compatible with standard PTQ techniques and enables robust 4-bit (W4A4) "
+                                   "quantization across diverse model families while maintaining safety where "
+                                   "previous methods fail.")  # v6 panel, Safety
+    assert states_a_limitation("Our guard model still fails where previous methods fail: on multi-turn attacks.")
     assert not states_a_limitation("BAPO successfully resolves 40.7% of problems that base models consistently fail "
                                    "to solve.")
     assert not states_a_limitation("The accuracy gap widens monotonically with compression: at the 13.4G FLOPs "
