@@ -117,6 +117,18 @@ def build_survey(state: dict) -> Survey:
             p = planned_subs.get(sub["id"], {})
             outline.append(OutlineEntry(level=2, title=sub_title, description=untrusted(p.get("description", "")),
                                         query=untrusted(p.get("query", ""))))
+    # after the taxonomy, before the conclusion: datasets and metrics in use (agents/evaluation_practice.py),
+    # open challenges (agents/challenges.py); their section-level text is a pipe table or empty
+    for part in (data.get("evaluation"), data.get("challenges")):
+        if not part:
+            continue
+        table = "\n".join(markdown_safe(line) for line in part.get("text", "").splitlines())
+        sections.append(SurveySection(heading=part["title"], level=1, text=table.strip(), section_id=part["id"]))
+        outline.append(OutlineEntry(level=1, title=part["title"]))
+        for sub in part["subsections"]:
+            sections.append(SurveySection(heading=sub["title"], level=2, text=safe_body(sub["text"], n_refs),
+                                          section_id=sub["id"]))
+            outline.append(OutlineEntry(level=2, title=sub["title"]))
     if data.get("conclusion"):
         sections.append(SurveySection(heading="Conclusion", level=1, text=safe_body(data["conclusion"], n_refs),
                                       section_id="conclusion"))
@@ -137,11 +149,20 @@ def to_markdown(survey: Survey) -> str:
     asterisks, underscores, backticks and tildes show as typed; only our own markup (headings, the
     "**Abstract.**" label, figure lines, pipe tables) formats."""
     lines = [f"# {markdown_inert(survey.title)}", ""]
+    # Numbered as the LaTeX export numbers them and as the introduction refers to them ("Section 3,
+    # ..."): readers of unnumbered drafts could not find the sections the text named.
+    number, sub = 0, 0
     for section in survey.sections:
         if section.section_id == "abstract":
             lines += ["**Abstract.** " + markdown_inert(section.text), ""]
             continue
-        lines += [("## " if section.level == 1 else "### ") + markdown_inert(section.heading), ""]
+        if section.level == 1:
+            number, sub = number + 1, 0
+            label = f"{number} "
+        else:
+            sub += 1
+            label = f"{number}.{sub} "
+        lines += [("## " if section.level == 1 else "### ") + label + markdown_inert(section.heading), ""]
         if section.text:
             lines += [_inert_blocks(section.text), ""]
     lines += ["## References", ""]

@@ -207,7 +207,10 @@ def _section_sentence(number: int, section: dict, distinct: list, cite: Citer) -
 
 
 def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overview, selection: str,
-                       said: set[str]) -> str:
+                       said: set[str], extra_sections: dict[str, int] | None = None) -> str:
+    """``extra_sections``: the numbers of the sections written after the body from the works'
+    statements ("evaluation": datasets and metrics, "challenges": open challenges)."""
+    extra = extra_sections or {}
     years = facts["years"]
     peak = max(sorted(years), key=lambda y: years[y]) if years else None
     first = [context_sentence(facts, papers, cite, said),
@@ -216,13 +219,22 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overvie
              selection, scope_sentence(facts)]
     taxonomy = [_section_sentence(n + 2, s, overview.distinct[n] if n < len(overview.distinct) else [], cite)
                 for n, s in enumerate(facts["sections"])]
-    last = len(facts["sections"]) + 2
+    last = len(facts["sections"]) + 2 + len(extra)
     tables = " and each section compares its works in a table" if facts["tables"] else ""
+    after = []
+    if "evaluation" in extra:
+        after.append(f"Section {extra['evaluation']} reads across the sections for the data sets, benchmarks and "
+                     "measures the works share.")
+    if "challenges" in extra:
+        after.append(f"Section {extra['challenges']} collects the open challenges the works report, by kind, with "
+                     "the works that already report progress on each.")
     organisation = (f"Within each subsection, the works are grouped into lines that share a problem, an ingredient "
                     f"or a kind of contribution; each subsection closes with the evaluation data and measures the "
-                    f"works name and the limitations they state{tables}. Section {last} draws the sections "
-                    "together: the ingredients that cut across them, evaluation practice and the open problems the "
-                    "works name.")
+                    f"works name and the limitations they state{tables}. " + " ".join(after) + (" " if after else "") +
+                    f"Section {last} draws the sections together: " + and_list(
+                        ["the ingredients that cut across them"]
+                        + ([] if "evaluation" in extra else ["evaluation practice"])
+                        + ([] if "challenges" in extra else ["the open problems the works name"])) + ".")
     return "\n\n".join(" ".join(p for p in paragraph if p) for paragraph in
                        (first, ["The survey is organised as follows.", *taxonomy], [organisation]))
 
@@ -278,8 +290,22 @@ def _theme_sentences(overview: Overview, cite: Citer) -> list[str]:
     return out
 
 
-def floor_conclusion(facts: dict, cite: Citer, overview: Overview) -> tuple[str, bool]:
-    """The conclusion, and whether it names limitations."""
+def _challenges_pointer(facts: dict, overview: Overview, section_number: int) -> str:
+    """The open problems in one sentence, when a section of their own (agents/challenges.py) holds them."""
+    stating = {p for p, _ in overview.stated}
+    kinds = and_list([f"{name} ({_plural(len(users), 'work')})" for name, users in overview.themes])
+    return (f"{count_words(len(stating)).capitalize()} of the {facts['cited']} works state a challenge; Section "
+            f"{section_number} sets out the kinds they name most, {kinds}, with the works already reporting "
+            "progress on each.")
+
+
+def floor_conclusion(facts: dict, cite: Citer, overview: Overview,
+                     extra_sections: dict[str, int] | None = None) -> tuple[str, bool]:
+    """The conclusion, and whether it names limitations. With a datasets-and-metrics or a challenges
+    section (``extra_sections``: their numbers), evaluation practice or the open problems are that
+    section's; the conclusion points to it."""
+    extra = extra_sections or {}
+    challenges_section = extra.get("challenges")
     ranked = sorted(facts["sections"], key=lambda s: -len(s["papers"]))
     first = [f"This survey organised {facts['cited']} recent papers on {facts['topic']} into "
              f"{_plural(len(facts['sections']), 'section')}."]
@@ -297,6 +323,13 @@ def floor_conclusion(facts: dict, cite: Citer, overview: Overview) -> tuple[str,
                  f"{cite.many(ids[:MAX_CITED])})" for phrase, spread, ids in overview.cross]
         cross.append(f"Some ingredients cut across the taxonomy: {and_list(parts)}.")
     practice = _practice_sentences(overview.practice, cite) if overview.practice else []
+    if "evaluation" in extra and practice:  # the counts are that section's; the kinds of contribution stay
+        kinds = _kinds_sentence(overview.practice)
+        practice = [f"Section {extra['evaluation']} sets out the evaluation data and measures the works share."] + \
+            ([kinds] if kinds else [])
+    if challenges_section is not None and overview.themes:
+        return "\n\n".join(" ".join(p) for p in (first, cross + practice,
+                                                   [_challenges_pointer(facts, overview, challenges_section)]) if p), True
     themes = _theme_sentences(overview, cite) if overview.stated else []
     if overview.stated:
         stating = sorted({p for p, _ in overview.stated})

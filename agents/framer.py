@@ -14,6 +14,9 @@ from __future__ import annotations
 from ..models import normalize_title
 from ..prompts import render_prompt
 from .deps import GenerationDeps, drafts_enabled, guarded_call
+from .challenges import challenges_section
+from .evaluation_practice import evaluation_section
+from .facets import paper_facets
 from .frame_floor import Citer, floor_abstract, floor_conclusion, floor_introduction, frame_facts, survey_overview
 from .gate import choose
 from .text import (
@@ -21,6 +24,7 @@ from .text import (
     marker_numbers, sentences, strip_citation_markers,
 )
 from .outline.headings import content_words
+from .outline.names import topic_words
 from .validators import trim_incomplete
 
 PART_MAX_TOKENS = {"abstract": 220, "introduction": 380, "conclusion": 220}
@@ -100,6 +104,15 @@ def _model_part(part: str, state: dict, deps: GenerationDeps, body: list[dict], 
     return trim_incomplete(text)
 
 
+def evaluation_section_of(facts: dict, papers: dict, cite: Citer, table_number: int) -> dict | None:
+    """The datasets-and-metrics section over the survey's cited works (agents/evaluation_practice.py)."""
+    ids = list(dict.fromkeys(pid for s in facts["sections"] for pid in s["papers"] if pid in papers))
+    if not ids:
+        return None
+    facets = {pid: paper_facets(papers[pid]) for pid in ids}
+    return evaluation_section(ids, facets, facts["sections"], papers, cite, topic_words(facts["topic"]), table_number)
+
+
 def write_frame(state: dict, deps: GenerationDeps) -> dict:
     """Abstract, introduction and conclusion (only when polishing is on)."""
     if not deps.settings.generation.polish:
@@ -111,8 +124,15 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     facts = frame_facts(state)
     overview = survey_overview(facts, papers)
     cite = Citer(survey.get("references", []))
-    floors = {"introduction": floor_introduction(facts, papers, cite, overview, selection_sentence(facts), said)}
-    floors["conclusion"], _limits = floor_conclusion(facts, cite, overview)
+    # The open challenges get a section of their own (agents/challenges.py) after the body; written
+    # from the works' sentences, as the body is, so a model conclusion does not replace it.
+    evaluation = evaluation_section_of(facts, papers, cite, len(survey.get("tables") or []) + 1)
+    challenges = challenges_section(overview, facts, papers, cite, set(said), topic_words(state["topic"]))
+    after_body = [name for name, part in (("evaluation", evaluation), ("challenges", challenges)) if part]
+    numbers = {name: len(body) + 2 + i for i, name in enumerate(after_body)}
+    floors = {"introduction": floor_introduction(facts, papers, cite, overview, selection_sentence(facts), said,
+                                                 extra_sections=numbers)}
+    floors["conclusion"], _limits = floor_conclusion(facts, cite, overview, extra_sections=numbers)
     floors["abstract"] = floor_abstract(facts, overview)
     update: dict = {"fallbacks": [], "failures": [], "budget_exhausted": False, "integrity_removed": 0}
     decisions = {}
@@ -129,6 +149,10 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     figures = _figure_lines(survey.get("figures") or [], "introduction")
     if figures:
         survey["introduction"] = survey["introduction"].rstrip() + "\n\n" + "\n\n".join(figures)
+    if evaluation:
+        survey["evaluation"] = evaluation
+    if challenges:
+        survey["challenges"] = challenges
     survey["references"] = cite.references
     removed = update.pop("integrity_removed")
     update.update(survey=survey, gate=decisions, integrity={**(state.get("integrity") or {}), "frame_markers_removed": removed})

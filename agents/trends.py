@@ -210,7 +210,7 @@ CHALLENGES = {
                                 r"languages other than English|non-English \w+",
     "reasoning and long contexts": r"multi-hop \w+|long(?:-| )(?:context|horizon|range)s?|complex (?:queries|reasoning)",
 }
-_GAIN = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav\w*|cuts?|boost\w*|accelerat\w*|speeds? up|"
+GAIN_CUES = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav\w*|cuts?|boost\w*|accelerat\w*|speeds? up|"
                    r"enhanc\w*|achiev\w*|outperform\w*)\b", re.I)
 # The clause quoted for a challenge must say something is wrong or missing, not just name the topic
 # ("particularly on benchmarks such as HLE" names evaluation, not a problem with it).
@@ -220,7 +220,7 @@ _NEGATIVE = re.compile(r"\b(?:fail\w*|suffer\w*|lacks?|lacking|struggl\w*|remain
                        r"hinder\w*|degrad\w*|prohibitive\w*|inefficien\w*|overfit\w*|scarc\w*|unreliab\w*|"
                        r"inaccura\w*|inconsisten\w*|sensitiv\w*|high|heav\w*|only|rarely|hard|expensive|future|mitigat\w*)\b", re.I)
 INHERENTLY_NEGATIVE = {"dependence on inputs and priors"}  # "relies heavily on X" is the challenge itself
-_CHALLENGE_RES = {name: re.compile(rf"\b(?:{pattern})\b", re.I) for name, pattern in CHALLENGES.items()}
+CHALLENGE_PATTERNS = {name: re.compile(rf"\b(?:{pattern})\b", re.I) for name, pattern in CHALLENGES.items()}
 
 
 def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -229,11 +229,11 @@ def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> l
     ('hallucination' in a survey of hallucination) says nothing about the kind and is not counted."""
     found: dict[str, dict[str, str]] = {}
     for pid, cand in stated:
-        for name, pattern in _CHALLENGE_RES.items():
+        for name, pattern in CHALLENGE_PATTERNS.items():
             for match in pattern.finditer(cand.text):
                 term = match.group(0)
                 clause = excerpt(cand.text, match.start(), match.end())
-                if _GAIN.search(clause) or not (_NEGATIVE.search(clause) or name in INHERENTLY_NEGATIVE):
+                if GAIN_CUES.search(clause) or not (_NEGATIVE.search(clause) or name in INHERENTLY_NEGATIVE):
                     continue  # "this reduces GPU memory usage", "scientists care about robustness": no challenge
                 if {stem(w) for w in re.split(r"[^a-z0-9]+", term.lower()) if w} <= {stem(w) for w in banned}:
                     continue

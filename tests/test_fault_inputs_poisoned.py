@@ -173,4 +173,4 @@ def test_export_strips_hostile_model_text_that_got_past_every_earlier_step(tmp_p
     markdown = (tmp_path / "survey.md").read_text(encoding="utf-8")
     assert "Retrieval grounds answers [1]." in markdown and "Dense retrievers help [2]." in markdown
     assert "[7]" not in markdown and "[9]" not in markdown and "\n# Injected" not in markdown
-    assert "## Section" in markdown and "### Sub" in markdown
+    assert re.search(r"^## \d+ Section$", markdown, re.M) and re.search(r"^### \d+\.1 Sub$", markdown, re.M)

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from surveygraph.agents.framer import frame_citations_resolve, write_frame
+from surveygraph.agents.challenges import HEADINGS, SECTION_TITLE
+from surveygraph.agents.trends import CHALLENGE_PATTERNS
 from surveygraph.agents.outline.floor import build_outline_floor, tfidf_encoder
 from surveygraph.agents.validators import validate_prose
 from test_outline_floor import TOPIC, _texts, fixture_corpus
@@ -174,24 +176,30 @@ def test_frame_lays_out_the_taxonomy_and_draws_the_sections_together(tmp_path, s
     with_data = sum(bool(paper_facets(state["papers"][pid]).data) for pid in cited)
     assert re.search(rf"\b{with_data}\b|\b{['none', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'][with_data] if with_data < 13 else with_data}\b of the {len(refs)} works name their evaluation data",
                      conclusion), conclusion
-    # open problems by kind of challenge: each quoted term is in the work it cites
-    assert re.search(r"Open problems show in the challenges the works report, in their own methods or in earlier "
-                     r"ones: \w+ of the \d+ works state one", conclusion), conclusion
-    quoted = re.findall(r"“([^”]+)” \[([\d, ]+)\]", conclusion)
-    assert quoted, conclusion
-    for clause, numbers in quoted:  # each quoted clause is the cited work's own words
-        for n in numbers.split(", "):
-            assert clause.strip("… ").lower() in text_of[int(n)], (clause, n)
+    # open problems: a section of their own after the three body sections, one subsection per kind
+    # of challenge; the works each subsection says report the kind use its words
+    challenges = survey["challenges"]
+    assert challenges["title"] == SECTION_TITLE and len(challenges["subsections"]) >= 2
+    at = 6 if survey.get("evaluation") else 5  # after the three body sections (2-4) and any datasets section
+    assert f"Section {at} collects the open challenges" in intro
+    assert re.search(rf"\w+ of the \d+ works state a challenge; Section {at} sets out the kinds", conclusion), conclusion
+    kind_of = {heading: kind for kind, heading in HEADINGS.items()}
+    for sub in challenges["subsections"]:
+        kind = kind_of[sub["title"]]
+        lead = re.match(r"\w+ of the surveyed works \[([\d, ]+)\] report (.+?) as a challenge", sub["text"])
+        assert lead and lead.group(2) == kind, sub["text"]
+        for n in lead.group(1).split(", "):
+            assert CHALLENGE_PATTERNS[kind].search(text_of[int(n)]), (kind, n)
     # nothing the body said is said again; every citation resolves; the corpus window is stated
     said: set[str] = set()
     drop_repeated_sentences(body_texts, said)
-    for part in (survey["abstract"], intro, conclusion):
+    for part in (survey["abstract"], intro, conclusion, *(sub["text"] for sub in challenges["subsections"])):
         for sentence in sentences(" ".join(part.split())):
             assert not said_before(sentence, said), sentence
         assert frame_citations_resolve(part, len(refs))
     assert survey["abstract"].endswith("Only work from 2025-2026 is covered.")
     assert "[" not in survey["abstract"]
-    assert len(conclusion.split()) > 150
+    assert len(conclusion.split()) > 100
 
 
 def test_open_problems_are_grouped_by_the_kind_of_challenge_their_words_name():
@@ -228,3 +236,65 @@ def test_introduction_says_how_the_pool_was_gathered_in_rounds(tmp_path):
     assert "310 papers judged to be about the topic" in intro and "1,200 candidates in 3 rounds of search" in intro
     assert "estimates about 842 such papers in the whole corpus" in intro
     assert intro.count("74,728") == 1  # the corpus window is the scope sentence's alone
+
+
+def test_progress_on_a_challenge_is_a_gain_on_its_own_words_not_any_success():
+    from surveygraph.agents.challenges import challenge_kinds
+
+    def paper(pid, abstract):
+        return {"paper_id": pid, "title": f"Work {pid}", "abstract": abstract, "authors": ["A. Smith", "B. Lee"]}
+
+    papers = {
+        "r1": paper("r1", "Safety filters of language models remain brittle under adversarial prompts and paraphrases. "
+                          "We study why refusal training generalises poorly to unseen attacks in chat models."),
+        "r2": paper("r2", "Guard models lack robustness to adversarial suffixes appended to harmful requests. "
+                          "We analyse twelve open guard models on a shared set of jailbreak prompts."),
+        "gain": paper("gain", "We propose a representation ranking defence for chat models against jailbreak attacks. "
+                              "Across five benchmarks, our ranking significantly improves robustness to adversarial prompts."),
+        "busy": paper("busy", "We propose a self-play framework for chat models that resists persona attacks. "
+                              "PersonaPlay achieves co-evolution of attacker and defender through adversarial self-play rounds."),
+    }
+    from surveygraph.agents.trends import challenge_statements, challenge_themes
+    ids = list(papers)
+    stated = challenge_statements(ids, papers)
+    themes = [t for t in challenge_themes(stated, set()) if t[0] == "robustness"]
+    assert themes and {pid for pid, _ in themes[0][1]} == {"r1", "r2"}, themes
+    sections = [{"title": "Defences", "papers": ids}]
+    (kind,) = challenge_kinds(themes, stated, sections, papers, {"safety"})
+    assert [pid for pid, _ in kind.addressing] == ["gain"]  # "achieves co-evolution" is no progress on robustness
+
+
+def test_the_datasets_section_counts_only_data_two_works_name_and_cites_them():
+    """The datasets-and-metrics section (agents/evaluation_practice.py): every row of its table is
+    data that at least two works' abstracts name, cited to exactly those works, with the measures
+    those works report; data one work names is counted, not tabled; too little shared data, no
+    section."""
+    from surveygraph.agents.evaluation_practice import SECTION_TITLE as EVALUATION_TITLE, evaluation_section
+    from surveygraph.agents.facets import paper_facets
+    from surveygraph.agents.frame_floor import Citer
+
+    def paper(pid, abstract):
+        return {"paper_id": pid, "title": f"Detector {pid}", "abstract": abstract, "authors": ["A. Smith", "B. Lee"]}
+
+    papers = {
+        "a": paper("a", "We propose a fusion detector. Experiments on the KITTI and nuScenes benchmarks show 2.1% higher mAP."),
+        "b": paper("b", "We propose a radar detector. Experiments on the nuScenes and VoD datasets improve NDS by 1.5 points."),
+        "c": paper("c", "We propose a LiDAR detector. Experiments on the KITTI and TJ4DRadSet benchmarks show gains in mAP."),
+        "d": paper("d", "We propose a camera detector. Experiments on the VoD and TJ4DRadSet datasets reduce latency."),
+        "e": paper("e", "We propose a tracker. Experiments on the ZJU-4DRadarCam dataset show gains."),
+    }
+    ids = list(papers)
+    facets = {pid: paper_facets(papers[pid]) for pid in ids}
+    sections = [{"title": "Fusion", "papers": ["a", "b"]}, {"title": "Single sensors", "papers": ["c", "d", "e"]}]
+    cite = Citer(ids)
+    section = evaluation_section(ids, facets, sections, papers, cite, set(), table_number=3)
+    assert section and section["title"] == EVALUATION_TITLE and section["text"].startswith("Table 3 lists")
+    rows = {row[0].lower(): row for row in section["table"]["rows"]}
+    assert set(rows) == {"kitti", "nuscenes", "vod", "tj4dradset"}  # ZJU-4DRadarCam: one work, not tabled
+    assert rows["kitti"][1] == "2 [1, 3]" and rows["kitti"][2] == "2, 3" and "mAP (2)" in rows["kitti"][3]
+    assert rows["vod"][1] == "2 [2, 4]"
+    data_text = section["subsections"][0]["text"]
+    assert data_text.startswith("Five of the 5 works name their evaluation data") and "one abstract each" in data_text
+    # three shared data sets are the least worth a section
+    few = {pid: facets[pid] for pid in ("a", "b", "e")}
+    assert evaluation_section(list(few), few, sections, papers, Citer(ids), set(), table_number=1) is None

