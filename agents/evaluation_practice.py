@@ -108,13 +108,26 @@ def _metrics_text(ids: list[str], facets: dict[str, Facets], shared: list, paper
     with_metric = sum(bool(facets[pid].metrics) for pid in ids)
     out = [f"{count_words(with_metric).capitalize()} of the {len(ids)} works name{'s' if with_metric == 1 else ''} a "
            f"measure; the measures reported most are {and_list(parts)}."]
-    results = [(pid, facets[pid].result) for pid in ids if facets[pid].result][:MAX_RESULTS]
-    if results:
+    n = sum(bool(facets[pid].result) for pid in ids)
+    if not n:
+        return " ".join(out)
+    # Figures side by side on the data they share: what no single abstract says.
+    on_data, quoted = [], set()
+    for name, pids in shared:
         stated = []
-        for pid, clause in results:
-            handle, _ = paper_handle(papers[pid])
-            stated.append(f"{handle} {cite(pid)}: “{clause}”")
-        n = sum(bool(facets[pid].result) for pid in ids)
+        for pid in pids:
+            if facets[pid].result and pid not in quoted and len(quoted) < MAX_RESULTS:
+                handle, _ = paper_handle(papers[pid])
+                stated.append(f"{handle} {cite(pid)} “{facets[pid].result}”")
+                quoted.add(pid)
+        if stated:
+            on_data.append(f"on {name}, {and_list(stated)}")
+    if on_data:
+        out.append(f"{count_words(n).capitalize()} work{'s state' if n > 1 else ' states'} a result as a figure in the "
+                   f"abstract; side by side on the shared data: {'; '.join(on_data)}.")
+    else:
+        first = [pid for pid in ids if facets[pid].result][:MAX_RESULTS]
+        stated = [f"{paper_handle(papers[pid])[0]} {cite(pid)}: “{facets[pid].result}”" for pid in first]
         out.append(f"{count_words(n).capitalize()} work{'s state' if n > 1 else ' states'} a result as a figure in "
                    f"the abstract{', among them' if n > len(stated) else ':'} {'; '.join(stated)}.")
     return " ".join(out)
