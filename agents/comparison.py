@@ -86,8 +86,11 @@ def kind_sentence(group: Sequence[Work]) -> str:
     parts = [f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present if k != major]
     if len(by_kind[major]) == 1:  # one work per kind: each named ("A [1] is a survey or review; B [2] ...")
         return _capital("; ".join(f"{cite_list(by_kind[k])} {_predicate(k, by_kind[k])}" for k in present)) + "."
-    lead = f"{_capital(count_words(len(by_kind[major])))} of the {count_words(known)} {KIND_PREDICATES[major][0]}"
-    return f"{lead}; {and_list(parts)}."
+    lead = f"{_capital(count_words(len(by_kind[major])))} of the {count_words(len(group))} {KIND_PREDICATES[major][0]}"
+    unknown = len(group) - known  # counted against the subsection's works, as its first sentence counts them
+    rest = f" (the abstract{'s' if unknown > 1 else ''} of {count_words(unknown)} do{'' if unknown > 1 else 'es'} not say)" \
+        if unknown else ""
+    return f"{lead}; {and_list(parts)}{rest}."
 
 
 def _uses(work: Work, names: Sequence[str]) -> str:

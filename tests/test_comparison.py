@@ -167,3 +167,28 @@ def test_a_concept_the_abstract_abbreviates_is_not_the_system_s_name(title, abst
     from surveygraph.agents.facets import own_names
 
     assert own_names(title, abstract) == names
+
+
+def test_the_kinds_are_counted_against_every_work_of_the_subsection():
+    """'This subsection reviews 50 works ... 43 of the 49 propose ...' read in an untuned draft: the
+    kinds are counted out of the works the subsection reviews, and the ones whose abstracts do not
+    say are counted as such."""
+    from surveygraph.agents.comparison import Work
+    from surveygraph.agents.facets import Facets
+
+    group = [Work(k, f"Author{k}", False, Facets(kind=kind)) for k, kind in
+             enumerate(["method", "method", "method", "survey", ""], start=1)]
+    assert kind_sentence(group) == ("Three of the five propose new methods or systems; Author4 [4] is a survey or "
+                                    "review (the abstract of one does not say).")
+
+
+def test_the_fallback_method_section_is_named_in_title_case():
+    """'## 2 Methods for graph neural networks for recommendation' (an untuned draft): the topic as
+    typed, lower case, inside a heading."""
+    from surveygraph.agents.outline.parts import fallback_method_title
+
+    assert fallback_method_title("graph neural networks for recommendation") == \
+        "Methods for Graph Neural Networks for Recommendation"
+    assert fallback_method_title("large language models for time series forecasting in energy") == \
+        "Methods for Large Language Models"
+    assert fallback_method_title("RAG in Finance") == "Methods for RAG in Finance"

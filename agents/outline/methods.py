@@ -10,7 +10,7 @@ import numpy as np
 from ...models import normalize_title
 from .concepts import Concept, PhraseIndex, fit, select_concepts
 from .headings import validate_heading
-from .parts import (FLAT_LEAF, MIN_LEAF, SUB_SHARE, named_concepts, normalise, phrase_section,
+from .parts import (FLAT_LEAF, MIN_LEAF, SUB_SHARE, fallback_method_title, named_concepts, normalise, phrase_section,
                     place_subsections)
 from .roles import METHODS, is_system_name
 from .taxonomy import MEASURE_SHARE, MIN_TITLES, TASK_SHARE, choose_families, nameable, place_rows, titled
@@ -75,7 +75,7 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     if sections:
         return sections
     # no phrase subsumes two others, none heads a section alone: one method section of the pool's phrases
-    title = f"Methods for {topic}" if len(topic) <= 40 else f"Methods for {topic.split(' for ')[0]}"
+    title = fallback_method_title(topic)
     taken.add(normalize_title(title))
     placed = place_subsections("", rows, [c for c in usable if titled(c, scope)], vectors, k=n_subsections,
                                min_support=FLAT_LEAF, topic=topic, taken=taken)

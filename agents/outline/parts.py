@@ -14,6 +14,7 @@ from ..facets import contribution_kind
 from ..text import and_list
 from .concepts import Concept, select_concepts
 from .headings import validate_heading
+from .names import title_case
 from .roles import EVALUATION, METHODS, is_system_name
 from .taxonomy import place_rows
 
@@ -27,6 +28,13 @@ FLAT_LEAF = 3  # the same in a pool too small for families (a subsection of thre
 KIND_NAMED_ROLES = {EVALUATION}
 KIND_LABELS = {"survey": "Surveys", "study": "Empirical Studies", "benchmark": "Benchmarks and Datasets",
                "method": "Methods"}
+
+
+def fallback_method_title(topic: str) -> str:
+    """The method section's heading when no phrase organises the pool, the topic title-cased as
+    every other heading is ("Methods for Graph Neural Networks for Recommendation"); a long topic
+    by its head ("Methods for Large Language Models" of "... for Time Series Forecasting")."""
+    return f"Methods for {title_case(topic if len(topic) <= 40 else topic.split(' for ')[0])}"
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:
@@ -61,7 +69,7 @@ def kind_named(subs: list[dict], ids: list[str], papers: dict[str, dict], *, top
         labelled = named_by_kinds(sub, ids, papers, topic=topic, taken=taken)
         several_kinds = bool(labelled["title"]) and len(labelled["title"].split(" and ")) > 1
         if several_kinds or not named:  # alone, it keeps the section's own heading (made unique later)
-            named.append(labelled if labelled["title"] else {**sub, "title": f"Methods for {topic}",
+            named.append(labelled if labelled["title"] else {**sub, "title": fallback_method_title(topic),
                                                              "source": "role:methods"})
         else:
             largest = max(named, key=lambda s: len(s["rows"]))
