@@ -248,7 +248,8 @@ def _kinds_sentence(practice: Practice) -> str:
     if len(parts) < 2:
         return ""
     unknown = practice.kinds.get("other", 0)
-    rest = f" (the abstracts of the other {count_words(unknown)} do not say)" if unknown else ""
+    rest = ("" if not unknown else " (the abstract of the other one does not say)" if unknown == 1 else
+            f" (the abstracts of the other {count_words(unknown)} do not say)")
     return f"Of the {practice.works} works, {and_list(parts)}{rest}."
 
 
@@ -314,7 +315,8 @@ def floor_conclusion(facts: dict, cite: Citer, overview: Overview,
         newest = max(facts["sections"], key=lambda s: (s["recent_share"], len(s["papers"])))
         if facts["latest"] is not None and newest["recent_share"] > 0:
             recent = round(newest["recent_share"] * len(newest["papers"]))
-            text += (f"; {newest['title']} has the largest share of {facts['latest']} papers ({recent} of "
+            which = "it also" if newest is ranked[0] else newest["title"]
+            text += (f"; {which} has the largest share of {facts['latest']} papers ({recent} of "
                      f"{len(newest['papers'])})")
         first.append(text + ".")
     cross = []

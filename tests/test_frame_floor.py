@@ -298,3 +298,21 @@ def test_the_datasets_section_counts_only_data_two_works_name_and_cites_them():
     # three shared data sets are the least worth a section
     few = {pid: facets[pid] for pid in ("a", "b", "e")}
     assert evaluation_section(list(few), few, sections, papers, Citer(ids), set(), table_number=1) is None
+
+
+def test_the_conclusion_reads_right_when_one_section_is_both_largest_and_newest_and_one_kind_is_unknown():
+    """Read in an untuned draft: "The most populated is X (50 works); X has the largest share of
+    2026 papers" and "(the abstracts of the other one do not say)"."""
+    from collections import Counter
+
+    from surveygraph.agents.frame_floor import Citer, Overview, floor_conclusion
+    from surveygraph.agents.trends import Practice
+
+    facts = {"topic": "graph learning", "cited": 5, "latest": 2026, "sections": [
+        {"title": "Graph Reasoning", "papers": ["a", "b", "c"], "subsections": [], "recent_share": 2 / 3},
+        {"title": "Applications", "papers": ["d", "e"], "subsections": [], "recent_share": 0.5}]}
+    practice = Practice(5, [], [], [], [], [], Counter({"method": 3, "survey": 1, "other": 1}))
+    text, _ = floor_conclusion(facts, Citer(list("abcde")), Overview([[], []], [], practice, [], []))
+    assert "The most populated is Graph Reasoning (three works); it also has the largest share of 2026 papers (2 of 3)" \
+        in text, text
+    assert "(the abstract of the other one does not say)" in text, text
