@@ -106,9 +106,16 @@ def build_survey(state: dict) -> Survey:
         # Section-level text = agents/illustrate.py's table (cells already sanitized); not safe_body,
         # which joins lines and would break the pipe table.
         table = "\n".join(markdown_safe(line) for line in section.get("text", "").splitlines())  # line by line
-        sections.append(SurveySection(heading=title, level=1, text=table.strip(), section_id=section["id"]))
         outline.append(OutlineEntry(level=1, title=title, description=untrusted(planned.get("description", "")),
                                     query=untrusted(planned.get("query", ""))))
+        if len(section["subsections"]) == 1:
+            # One subsection is no division: its text stands under the section's heading (readers
+            # of v7 faulted "Section 6 has a single subsection", "4.1 Methods, Benchmarks and Datasets").
+            body = re.sub(r"^This subsection\b", "This section", safe_body(section["subsections"][0]["text"], n_refs))
+            sections.append(SurveySection(heading=title, level=1, text="\n\n".join(t for t in (table.strip(), body) if t),
+                                          section_id=section["id"]))
+            continue
+        sections.append(SurveySection(heading=title, level=1, text=table.strip(), section_id=section["id"]))
         planned_subs = {s["id"]: s for s in planned.get("subsections", [])}
         for sub in section["subsections"]:
             sub_title = untrusted(sub["title"])

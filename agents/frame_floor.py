@@ -197,9 +197,8 @@ DISTINCT_CLAUSES = ("; what sets its works apart from the other sections' is the
 
 def _section_sentence(number: int, section: dict, distinct: list, cite: Citer) -> str:
     subs = section["subsections"]
-    where = (f"in one subsection ({subs[0]})" if len(subs) == 1 else
-             f"in {_plural(len(subs), 'subsection')} ({and_list(subs)})")
-    text = f"Section {number}, {section['title']}, covers {_plural(len(section['papers']), 'work')} {where}"
+    where = "" if len(subs) == 1 else f" in {_plural(len(subs), 'subsection')} ({and_list(subs)})"  # one: no division
+    text = f"Section {number}, {section['title']}, covers {_plural(len(section['papers']), 'work')}{where}"
     if distinct:
         named = and_list([_phrase_cites(p, ids, cite) for p, ids in distinct])
         text += DISTINCT_CLAUSES[number % len(DISTINCT_CLAUSES)].format(named=named)

@@ -316,3 +316,21 @@ def test_the_conclusion_reads_right_when_one_section_is_both_largest_and_newest_
     assert "The most populated is Graph Reasoning (three works); it also has the largest share of 2026 papers (2 of 3)" \
         in text, text
     assert "(the abstract of the other one does not say)" in text, text
+
+
+def test_a_section_of_one_subsection_is_exported_undivided(tmp_path):
+    """Readers of v7 faulted "Section 6 has a single subsection": one subsection is no division, so
+    its text stands under the section's heading, and the introduction does not announce it."""
+    from surveygraph.agents.exporter import build_survey
+
+    state = {"topic": "RAG", "papers": {}, "outline": [{"id": "1", "title": "Benchmarks", "subsections": [{"id": "1.1"}]},
+                                                        {"id": "2", "title": "Methods", "subsections": [{"id": "2.1"}, {"id": "2.2"}]}],
+             "survey": {"references": [], "body": [
+                 {"id": "1", "title": "Benchmarks", "text": "", "subsections": [
+                     {"id": "1.1", "title": "Methods, Benchmarks and Datasets", "text": "This subsection reviews two works."}]},
+                 {"id": "2", "title": "Methods", "text": "", "subsections": [
+                     {"id": "2.1", "title": "Dense", "text": "Dense text."}, {"id": "2.2", "title": "Sparse", "text": "Sparse text."}]}]}}
+    survey = build_survey(state)
+    headings = [(s.level, s.heading) for s in survey.sections]
+    assert headings == [(1, "Benchmarks"), (1, "Methods"), (2, "Dense"), (2, "Sparse")]
+    assert survey.sections[0].text == "This section reviews two works."
