@@ -118,35 +118,33 @@ def _quote(pid: str, cand: Candidate, papers: dict, cite, verb: str) -> str:
     return attribute(cand.text, handle, plural, cite(pid), verb)
 
 
-def kind_text(kind: ChallengeKind, n_reporting: int, sections: list[dict], papers: dict, cite,
-              said: set[str]) -> str:
+def _fresh_quotes(pairs: list, limit: int, verb: str, papers: dict, cite, said: set[str]) -> list[str]:
+    """Up to ``limit`` of the works' sentences not said before in the survey, attributed; each one
+    quoted is marked as said."""
+    quotes = []
+    for pid, cand in pairs:
+        if len(quotes) == limit:
+            break
+        if not said_before(cand.text, said):
+            quotes.append(_quote(pid, cand, papers, cite, verb))
+            said.add(sentence_key(cand.text))
+    return quotes
+
+
+def kind_text(kind: ChallengeKind, sections: list[dict], papers: dict, cite, said: set[str]) -> str:
     """One subsection: who reports the kind and where, their sentences, and the works already
     reporting progress on it."""
     ids = [pid for pid, _ in kind.reporters]
     where = _sections_of(ids, sections)
     place = (f", in Section {where[0]} ({sections[where[0] - 2]['title']})" if len(where) == 1 else
              f", across Sections {and_list([str(n) for n in where])}" if where else "")
-    lead = (f"{count_words(n_reporting).capitalize()} of the surveyed works {cite.many(ids)} report "
+    lead = (f"{count_words(len(ids)).capitalize()} of the surveyed works {cite.many(ids)} report "
             f"{kind.name} as a challenge{place}.")
-    quotes = []
-    for pid, cand in kind.reporters:
-        if len(quotes) == MAX_QUOTED:
-            break
-        if said_before(cand.text, said):
-            continue
-        quotes.append(_quote(pid, cand, papers, cite, "point out"))
-        said.add(sentence_key(cand.text))
+    quotes = _fresh_quotes(kind.reporters, MAX_QUOTED, "point out", papers, cite, said)
     if not quotes:
         return ""
     paragraphs = [" ".join([lead, *quotes])]
-    progress = []
-    for pid, cand in kind.addressing:
-        if len(progress) == MAX_ADDRESSING:
-            break
-        if said_before(cand.text, said):
-            continue
-        progress.append(_quote(pid, cand, papers, cite, "report"))
-        said.add(sentence_key(cand.text))
+    progress = _fresh_quotes(kind.addressing, MAX_ADDRESSING, "report", papers, cite, said)
     if progress:
         n = len(kind.addressing)
         lead = (f"{count_words(n).capitalize()} other surveyed work{'s' if n > 1 else ''} "
@@ -166,8 +164,8 @@ def challenges_section(overview, facts: dict, papers: dict, cite, said: set[str]
         return None
     kinds = challenge_kinds(overview.themes, overview.stated, facts["sections"], papers, topic_words)
     subsections = []
-    for (name, users), kind in zip(overview.themes, kinds):
-        text = kind_text(kind, len(users), facts["sections"], papers, cite, said)
+    for (name, _users), kind in zip(overview.themes, kinds):
+        text = kind_text(kind, facts["sections"], papers, cite, said)
         if text:
             slug = name.replace(",", "").replace(" ", "-")
             subsections.append({"id": f"challenges-{slug}", "title": HEADINGS.get(name, name.title()), "text": text})
