@@ -64,7 +64,9 @@ _METRIC_RES = {name: re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.I if na
 _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|LLaMa[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
                     r"Mixtral[\w.-]*|Gemma[\w.-]*|Claude[\w.-]*|Gemini[\w.-]*|DeepSeek[\w.-]*|Phi-\d[\w.-]*|"
                     r"Vicuna[\w.-]*|PaLM[\w.-]*|T5|Flan-T5|BERT|RoBERTa|ColBERT\w*|CLIP|BLIP-?\d?|LLaVA[\w.-]*|"
-                    r"InternVL[\w.-]*|Stable Diffusion|"
+                    r"InternVL[\w.-]*|Stable Diffusion|Grok[\w.-]*|Kimi[\w.-]*|(?:Chat)?GLM[\w.-]*|InternLM[\w.-]*|"
+                    r"Baichuan[\w.-]*|Falcon[\w.-]*|OLMo[\w.-]*|Pythia[\w.-]*|BLOOM[\w.-]*|OPT-\d[\w.-]*|"
+                    r"Nemotron[\w.-]*|StarCoder[\w.-]*|CodeLlama[\w.-]*|ERNIE[\w.-]*|Yi-\d[\w.-]*|"
                     # vision and speech backbones and detectors, named as what a work uses, not as data
                     r"ResNet[\w-]*|ResNeXt[\w-]*|ViT[\w/-]*|Swin[\w-]*|ConvNeXt[\w-]*|EfficientNet[\w-]*|"
                     r"YOLO[\w.-]*|(?:Faster |Mask |Cascade )?R-CNN|DETR[\w-]*|U-?Net|fastText|PointNet[\w+-]*|"

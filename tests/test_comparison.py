@@ -118,6 +118,8 @@ def test_one_work_of_each_kind_is_named_not_counted():
      "code is on GitHub.", ["KITTI"], ["3D", "GitHub", "NDS"]),
     ("We evaluate on the KITTI benchmark with ResNet-50, Faster R-CNN and YOLOv10 backbones. Experiments on "
      "Qwen 3B-32B models on GSM8K.", ["KITTI", "GSM8K"], ["ResNet-50", "Faster R-CNN", "YOLOv10", "3B-32B"]),
+    ("Experiments on the MMLU benchmark with Grok-1, GLM-4 and Falcon-40B show gains of 3%.", ["MMLU"],
+     ["Grok-1", "GLM-4", "Falcon-40B"]),  # "uses Grok-1 as named evaluation data" (v8 panel)
     ("We pretrain on egocentric video. Experiments on EPIC-KITCHENS-100 (EK-100) and the What If TSF (WIT), a "
      "multimodal forecasting benchmark, show gains.", ["EK-100", "WIT"], []),
 ])
