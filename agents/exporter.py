@@ -151,6 +151,9 @@ def build_survey(state: dict) -> Survey:
                   sections=sections, references=references, citations=citations)
 
 
+_NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+(?=\S)")
+
+
 def to_markdown(survey: Survey) -> str:
     """survey.md. Every text from a model or a record is written inert (``markdown_inert``): its
     asterisks, underscores, backticks and tildes show as typed; only our own markup (headings, the
@@ -169,7 +172,9 @@ def to_markdown(survey: Survey) -> str:
         else:
             sub += 1
             label = f"{number}.{sub} "
-        lines += [("## " if section.level == 1 else "### ") + label + markdown_inert(section.heading), ""]
+        # a heading that came numbered (a model's, or a demo outline's "2.1 ...") is renumbered, not numbered twice
+        heading = _NUMBERED.sub("", section.heading)
+        lines += [("## " if section.level == 1 else "### ") + label + markdown_inert(heading), ""]
         if section.text:
             lines += [_inert_blocks(section.text), ""]
     lines += ["## References", ""]
