@@ -94,6 +94,41 @@ def main() -> None:
     print(f"\nOur draft scored above a draft its reader rated >= 1.0 higher: {len(above)}")
     for version, topic, system, q_ours, q_other, r_ours, r_other in above:
         print(f"- {version} {topic}: ours {q_ours:.2f} vs {system} {q_other:.2f} (readers {r_ours:.2f} vs {r_other:.2f})")
+    component_weights_loto(scores)
+
+
+def component_weights_loto(scores: dict[str, dict]) -> None:
+    """Which components carry the readers' order: each component alone, and weights of the three
+    (a grid, 0-4 each, normalised) chosen on the other topics' panels and read on the held-out
+    topic's (all versions of a topic are held out together). An experiment, not the shipped score."""
+    from itertools import product
+
+    from scipy.stats import spearmanr
+
+    panels = []
+    for path in sorted(PANELS.glob("v*/*.json")):
+        version, panel = path.parent.name, json.loads(path.read_text())
+        parts = [[scores[draft_key(version, d)][f"quality.{c}"] for c in ("outline", "content", "reference")]
+                 for d in panel["drafts"]]
+        panels.append((panel["topic"], np.array(parts), [d["overall"] for d in panel["drafts"]]))
+
+    def mean_rho(weights, keep) -> float:
+        rhos = [spearmanr(parts @ weights, reader).correlation for topic, parts, reader in panels if keep(topic)]
+        return float(np.nanmean(rhos))
+
+    print("\n| component alone | mean per-panel Spearman |\n|---|---:|")
+    for i, name in enumerate(("outline", "content", "reference")):
+        print(f"| {name} | {mean_rho(np.eye(3)[i], lambda t: True):.3f} |")
+    grid = [np.array(w) / sum(w) for w in product(range(5), repeat=3) if sum(w)]
+    topics = sorted({t for t, _, _ in panels})
+    held = []
+    for topic in topics:
+        best = max(grid, key=lambda w: mean_rho(w, lambda t: t != topic))
+        held.append((topic, best, mean_rho(best, lambda t: t == topic)))
+    print("\n| held-out topic | weights (O, C, R) chosen on the others | its panels' mean Spearman |\n|---|---|---:|")
+    for topic, weights, rho in held:
+        print(f"| {topic} | {', '.join(f'{w:.2f}' for w in weights)} | {rho:.2f} |")
+    print(f"| **mean over {len(held)} topics** | | **{np.mean([h[2] for h in held]):.3f}** |")
 
 
 if __name__ == "__main__":
