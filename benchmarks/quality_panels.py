@@ -1,6 +1,6 @@
 """The offline quality score (evaluation/quality) against the blind readers, on the stored panels.
 
-    python benchmarks/quality_panels.py --home <data home> [--data ../shared/data] [--cache <scores.json>]
+    python benchmarks/quality_panels.py --home <data home> [--data ../shared/data] [--cache <scores.json>] [--rubric]
 
 Every draft of every panel in benchmarks/data/reader_panels/<version>/ (our default survey of that
 version and the four SurveyBench systems' drafts) is scored with ``surveygraph.evaluate(...,
@@ -62,6 +62,8 @@ def main() -> None:
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cache", type=Path)
+    parser.add_argument("--rubric", action="store_true",
+                        help="also the ASG-Bench system-level agreement of the reader-chosen weights (~2 min)")
     args = parser.parse_args()
     offline_env()
     from scipy.stats import spearmanr
@@ -94,7 +96,11 @@ def main() -> None:
     print(f"\nOur draft scored above a draft its reader rated >= 1.0 higher: {len(above)}")
     for version, topic, system, q_ours, q_other, r_ours, r_other in above:
         print(f"- {version} {topic}: ours {q_ours:.2f} vs {system} {q_other:.2f} (readers {r_ours:.2f} vs {r_other:.2f})")
-    component_weights_loto(scores)
+    held = component_weights_loto(scores)
+    if args.rubric:
+        weights = [tuple(round(float(w), 2) for w in h[1]) for h in held]
+        rubric_agreement(args.data, {"the mean (shipped)": (1 / 3, 1 / 3, 1 / 3),
+                                     "the weights the folds chose most": max(set(weights), key=weights.count)})
 
 
 def component_weights_loto(scores: dict[str, dict]) -> None:
@@ -129,6 +135,25 @@ def component_weights_loto(scores: dict[str, dict]) -> None:
     for topic, weights, rho in held:
         print(f"| {topic} | {', '.join(f'{w:.2f}' for w in weights)} | {rho:.2f} |")
     print(f"| **mean over {len(held)} topics** | | **{np.mean([h[2] for h in held]):.3f}** |")
+    return held
+
+
+def rubric_agreement(data: Path, weightings: dict[str, tuple[float, float, float]]) -> None:
+    """System-level agreement with SurveyLens' overall rubric score on ASG-Bench (mean per-discipline
+    Spearman of system means; the shipped component models, in-sample) for each weighting of the
+    three components: what a reader-weighted overall would cost the issue's second bar."""
+    from surveygraph.evaluation.quality.agreement import discipline_rho
+    from surveygraph.evaluation.quality.dataset import load_training_set
+    from surveygraph.evaluation.quality.model import component_score, load_model
+
+    drafts, _, targets, _ = load_training_set(data / "asg_bench")
+    model = load_model()
+    parts = np.array([[component_score(d.features, c, model) for c in ("outline", "content", "reference")]
+                      for d in drafts])
+    print("\n| overall as | mean per-discipline Spearman with the rubric's overall (ASG-Bench, in-sample) |\n|---|---:|")
+    for name, weights in weightings.items():
+        rho = discipline_rho(drafts, parts @ np.array(weights), targets, "overall")
+        print(f"| {name} | {np.mean(list(rho.values())):.3f} ({', '.join(f'{k} {v:.2f}' for k, v in rho.items())}) |")
 
 
 if __name__ == "__main__":
