@@ -168,7 +168,8 @@ def challenges_section(overview, facts: dict, papers: dict, cite, said: set[str]
         text = kind_text(kind, facts["sections"], papers, cite, said)
         if text:
             slug = name.replace(",", "").replace(" ", "-")
-            subsections.append({"id": f"challenges-{slug}", "title": HEADINGS.get(name, name.title()), "text": text})
+            subsections.append({"id": f"challenges-{slug}", "title": HEADINGS.get(name, name.title()), "text": text,
+                                "kind": name})
     if len(subsections) < 2:
         return None
     return {"id": "challenges", "title": SECTION_TITLE, "subsections": subsections}

@@ -111,12 +111,18 @@ def _metrics_text(ids: list[str], facets: dict[str, Facets], shared: list, paper
     n = sum(bool(facets[pid].result) for pid in ids)
     if not n:
         return " ".join(out)
-    # Figures side by side on the data they share: what no single abstract says.
+    # Figures side by side on the data they share: what no single abstract says. A figure goes
+    # under the data its clause names ("71.8% accuracy on PubMedQA"), else under the work's first.
+    home = {}
+    for pid in ids:
+        names = shared_names[pid]
+        if facets[pid].result and names:
+            home[pid] = next((n for n in names if n.lower() in facets[pid].result.lower()), names[0])
     on_data, quoted = [], set()
     for name, pids in shared:
         stated = []
         for pid in pids:
-            if facets[pid].result and pid not in quoted and len(quoted) < MAX_RESULTS:
+            if home.get(pid) == name and pid not in quoted and len(quoted) < MAX_RESULTS:
                 handle, _ = paper_handle(papers[pid])
                 stated.append(f"{handle} {cite(pid)} “{facets[pid].result}”")
                 quoted.add(pid)
@@ -124,7 +130,7 @@ def _metrics_text(ids: list[str], facets: dict[str, Facets], shared: list, paper
             on_data.append(f"on {name}, {and_list(stated)}")
     if on_data:
         out.append(f"{count_words(n).capitalize()} work{'s state' if n > 1 else ' states'} a result as a figure in the "
-                   f"abstract; side by side on the shared data: {'; '.join(on_data)}.")
+                   f"abstract; {'side by side ' if len(quoted) > 1 else ''}on the shared data: {'; '.join(on_data)}.")
     else:
         first = [pid for pid in ids if facets[pid].result][:MAX_RESULTS]
         stated = [f"{paper_handle(papers[pid])[0]} {cite(pid)}: “{facets[pid].result}”" for pid in first]

@@ -11,6 +11,8 @@ The model writes each part too; its text replaces the floor only through the gat
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..models import normalize_title
 from ..prompts import render_prompt
 from .deps import GenerationDeps, drafts_enabled, guarded_call
@@ -128,6 +130,9 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     # from the works' sentences, as the body is, so a model conclusion does not replace it.
     evaluation = evaluation_section_of(facts, papers, cite, len(survey.get("tables") or []) + 1)
     challenges = challenges_section(overview, facts, papers, cite, set(said), topic_words(state["topic"]))
+    if challenges:  # the abstract and the conclusion name the kinds the section has, not one it left out
+        written = {sub["kind"] for sub in challenges["subsections"]}
+        overview = replace(overview, themes=[t for t in overview.themes if t[0] in written])
     after_body = [name for name, part in (("evaluation", evaluation), ("challenges", challenges)) if part]
     numbers = {name: len(body) + 2 + i for i, name in enumerate(after_body)}
     floors = {"introduction": floor_introduction(facts, papers, cite, overview, selection_sentence(facts), said,

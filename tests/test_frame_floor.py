@@ -184,6 +184,9 @@ def test_frame_lays_out_the_taxonomy_and_draws_the_sections_together(tmp_path, s
     assert f"Section {at} collects the open challenges" in intro
     assert re.search(rf"\w+ of the \d+ works state a challenge; Section {at} sets out the kinds", conclusion), conclusion
     kind_of = {heading: kind for kind, heading in HEADINGS.items()}
+    named = re.search(r"sets out the kinds they name most, (.+), with the works", conclusion).group(1)
+    written = {kind_of[sub["title"]] for sub in challenges["subsections"]}
+    assert {kind for kind in HEADINGS if f"{kind} (" in named} == written, named  # no kind the section left out
     for sub in challenges["subsections"]:
         kind = kind_of[sub["title"]]
         lead = re.match(r"\w+ of the surveyed works \[([\d, ]+)\] report (.+?) as a challenge", sub["text"])
@@ -278,7 +281,8 @@ def test_the_datasets_section_counts_only_data_two_works_name_and_cites_them():
 
     papers = {
         "a": paper("a", "We propose a fusion detector. Experiments on the KITTI and nuScenes benchmarks show 2.1% higher mAP."),
-        "b": paper("b", "We propose a radar detector. Experiments on the nuScenes and VoD datasets improve NDS by 1.5 points."),
+        "b": paper("b", "We propose a radar detector. Experiments on the nuScenes and VoD datasets show that it "
+                        "improves NDS by 1.5 points on VoD."),
         "c": paper("c", "We propose a LiDAR detector. Experiments on the KITTI and TJ4DRadSet benchmarks show gains in mAP."),
         "d": paper("d", "We propose a camera detector. Experiments on the VoD and TJ4DRadSet datasets reduce latency."),
         "e": paper("e", "We propose a tracker. Experiments on the ZJU-4DRadarCam dataset show gains."),
@@ -295,6 +299,10 @@ def test_the_datasets_section_counts_only_data_two_works_name_and_cites_them():
     assert rows["vod"][1] == "2 [2, 4]"
     data_text = section["subsections"][0]["text"]
     assert data_text.startswith("Five of the 5 works name their evaluation data") and "one abstract each" in data_text
+    # a stated figure goes under the data its own clause names: "b" names nuScenes first, but its
+    # figure is on VoD
+    metrics_text = section["subsections"][1]["text"]
+    assert "on VoD, Smith and Lee [2] “improves NDS by 1.5 points on VoD”" in metrics_text, metrics_text
     # three shared data sets are the least worth a section
     few = {pid: facets[pid] for pid in ("a", "b", "e")}
     assert evaluation_section(list(few), few, sections, papers, Citer(ids), set(), table_number=1) is None
