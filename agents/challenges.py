@@ -44,7 +44,7 @@ HEADINGS = {"efficiency and scalability": "Efficiency and Scalability", "robustn
 
 
 # Verbs that report progress on a challenge, in the clause that names it ("improves robustness to
-# noise", "cuts latency by half"). Narrower than trends.GAIN_CUES, which only has to rule a clause
+# noise", "cuts latency by half"). Narrower than trends._GAIN, which only has to rule a clause
 # out as a complaint: "achieves co-evolution through adversarial self-play" is no progress on robustness.
 PROGRESS_CUES = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav(?:e|es|ed|ing)|cuts?|boost\w*|"
                            r"accelerat\w*|speeds? up|enhanc\w*|mitigat\w*|alleviat\w*|strengthen\w*|"

@@ -245,12 +245,13 @@ def _data_names(said: list[str], exclude: set[str]) -> list[str]:
             name = name.rstrip(".-")
             if _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]) or re.search(re.escape(name) + _TOOL_AFTER, text):
                 continue  # "improves over MedRAG" (a baseline), "the BGE-M3 retriever" (a tool): not evaluation data
-            if (_NOT_DATA.match(name) or name in defined or name.rstrip("s") in defined
-                    or re.search(r"-\d+(?:\.\d+)?[BM]$", name)  # "Meditron-8B": a model size, not data
-                    or all(w in _GENERIC_NAMES for w in name.split())):  # "LLM RLVR"
-                continue  # a dimension, a size, a code host, or a concept the abstract defines
-            if (name.endswith("s") and name[:-1] in found) or re.search(r"-[a-z]+$|^\d+[KMB]$|\s\d+(?:\.\d+)?[BM]$", name) or _metrics(name) or (name in exclude or name.rstrip("s") in _GENERIC_NAMES or name in _GENERIC_NAMES
-                    or _MODEL.fullmatch(name) or len(name) < 2 or name in found):
+            # not data: a dimension, a size ("3B", "Meditron-8B"), a code host, a concept the abstract
+            # defines, field abbreviations ("LLM RLVR"), a metric, a model, or a name already found
+            if (_NOT_DATA.match(name) or re.search(r"-[a-z]+$|[\s-]\d+(?:\.\d+)?[BM]$", name)
+                    or name in defined or name.rstrip("s") in defined or name.rstrip("s") in _GENERIC_NAMES
+                    or all(w in _GENERIC_NAMES for w in name.split()) or _metrics(name) or name in exclude
+                    or _MODEL.fullmatch(name) or len(name) < 2 or name in found
+                    or (name.endswith("s") and name[:-1] in found)):
                 continue
             found.append(name)
     return found

@@ -210,7 +210,7 @@ CHALLENGES = {
                                 r"languages other than English|non-English \w+",
     "reasoning and long contexts": r"multi-hop \w+|long(?:-| )(?:context|horizon|range)s?|complex (?:queries|reasoning)",
 }
-GAIN_CUES = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav\w*|cuts?|boost\w*|accelerat\w*|speeds? up|"
+_GAIN = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav\w*|cuts?|boost\w*|accelerat\w*|speeds? up|"
                    r"enhanc\w*|achiev\w*|outperform\w*)\b", re.I)
 # The clause quoted for a challenge must say something is wrong or missing, not just name the topic
 # ("particularly on benchmarks such as HLE" names evaluation, not a problem with it).
@@ -233,7 +233,7 @@ def challenge_themes(stated: list[tuple[str, Candidate]], banned: set[str]) -> l
             for match in pattern.finditer(cand.text):
                 term = match.group(0)
                 clause = excerpt(cand.text, match.start(), match.end())
-                if GAIN_CUES.search(clause) or not (_NEGATIVE.search(clause) or name in INHERENTLY_NEGATIVE):
+                if _GAIN.search(clause) or not (_NEGATIVE.search(clause) or name in INHERENTLY_NEGATIVE):
                     continue  # "this reduces GPU memory usage", "scientists care about robustness": no challenge
                 if {stem(w) for w in re.split(r"[^a-z0-9]+", term.lower()) if w} <= {stem(w) for w in banned}:
                     continue
