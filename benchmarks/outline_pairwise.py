@@ -21,10 +21,10 @@ import json, numpy as np, pickle, os
 from surveygraph.evaluation.markdown_parser import parse_markdown
 from surveygraph.evaluation.quality.features import outline_features, OUTLINE_FEATURES
 from surveygraph.evaluation.topicality import load_gate, read_topicality
-from surveygraph.evaluation.scoring import embedding_memo
+from surveygraph.evaluation.scoring import gate_memo
 from surveygraph.settings import load_settings
 from sklearn.linear_model import LogisticRegression
-gate = load_gate(); enc = embedding_memo(load_settings())
+gate = load_gate(); enc = gate_memo(load_settings())
 rows = [json.loads(l) for l in open(LABELS)]
 cache = CACHE
 if os.path.exists(cache):

@@ -29,10 +29,10 @@ COMPONENTS = ("outline", "content", "reference", "overall")
 def read_all(root: Path, limit: int | None) -> list[dict]:
     from surveygraph.evaluation.parsers import parse_survey
     from surveygraph.evaluation.quality.reading import read_quality
-    from surveygraph.evaluation.scoring import embedding_memo
+    from surveygraph.evaluation.scoring import gate_memo
     from surveygraph.settings import load_settings
 
-    encode = embedding_memo(load_settings())
+    encode = gate_memo(load_settings())
     files = sorted(p for d in sorted(root.iterdir()) if d.is_dir() for p in d.glob("*__*.md"))[:limit]
     rows, start = [], time.monotonic()
     for i, path in enumerate(files, 1):

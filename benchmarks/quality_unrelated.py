@@ -55,10 +55,10 @@ def main() -> None:
     args = parser.parse_args()
     offline_env()
     from surveygraph.evaluation.quality.reading import read_quality
-    from surveygraph.evaluation.scoring import embedding_memo
+    from surveygraph.evaluation.scoring import gate_memo
     from surveygraph.settings import load_settings
 
-    encode = embedding_memo(load_settings())
+    encode = gate_memo(load_settings())
     print("| draft | topic | unrelated topic | own: outline / content / reference / overall | unrelated | room (all > 2.1) |")
     print("|---|---|---|---|---|---|")
     for system, topic, survey, unrelated in cases(Path(args.data), encode):

@@ -56,10 +56,20 @@ class EmbeddingMemo:
             return np.stack([self._vectors[t] for t in texts])
 
 
-def embedding_memo(settings: Settings) -> EmbeddingMemo:
+def embedding_memo(settings: Settings, encoder: str | None = None) -> EmbeddingMemo:
+    """A memo over the similarity metrics' encoder (``evaluation.embedding_model``) or ``encoder``."""
     from ..retrieval.embeddings import get_embedder
 
-    return EmbeddingMemo(get_embedder(settings.with_embedding_model(settings.evaluation.embedding_model)).encode)
+    return EmbeddingMemo(get_embedder(settings.with_embedding_model(encoder or settings.evaluation.embedding_model)).encode)
+
+
+def gate_memo(settings: Settings) -> EmbeddingMemo | None:
+    """A memo over the encoder the topicality gate was fitted with (None when it is not fitted):
+    what ``read_quality`` must be given, whatever ``evaluation.embedding_model`` says."""
+    from .topicality import load_gate
+
+    gate = load_gate()
+    return embedding_memo(settings, gate["encoder"]) if gate else None
 
 
 def strip_numbering(title: str) -> str:
@@ -147,9 +157,7 @@ def gate_encoder(config: RunnableConfig) -> EmbeddingMemo | None:
     key = ("gate", gate["encoder"])
     with _GATE_MEMOS_LOCK:
         if key not in _GATE_MEMOS:
-            from ..retrieval.embeddings import get_embedder
-
-            _GATE_MEMOS[key] = EmbeddingMemo(get_embedder(settings.with_embedding_model(gate["encoder"])).encode)
+            _GATE_MEMOS[key] = embedding_memo(settings, gate["encoder"])
         return _GATE_MEMOS[key]
 
 

@@ -4,7 +4,8 @@ The offline quality model scores form: how much is cited, how evenly, how the ou
 Form cannot tell a survey of lice from a survey of traffic forecasting, so a survey scored against
 the wrong topic kept its content and reference scores. This module reads meaning with the bundled
 sentence encoder (MiniLM, no LLM): the cosine of each reference title, each specific heading and
-each cited sentence to the topic, and of each heading to its own section's text.
+each cited sentence to the topic. (Section bodies are not read: a heading-to-body cosine was computed
+here once, read by nothing, and cost half of a cold leaderboard's encoding time; BENCHMARKS.md.)
 
 ``TopicalityGate`` (fitted by ``evaluation/quality/topicality_fit.py`` on the shared ASG-Bench
 drafts, every draft against its own topic and against other topics) turns the three topic readings
@@ -32,8 +33,11 @@ from .quality.features import GENERIC_HEADINGS, Substance, clean_heading
 GATE_PATH = Path(__file__).resolve().parent / "data" / "topicality_gate.json"
 READINGS = ("t_outline", "t_content", "t_reference")
 COMPONENT_READING = {"outline": "t_outline", "content": "t_content", "reference": "t_reference"}
-# Enough items for a stable mean; a 300-reference survey is read on an even sample of them.
-MAX_ITEMS = 200
+# Enough items for a stable mean; a 300-reference survey is read on an even sample of them. 100
+# rather than 200 (the gate was fitted at 200): on 60 random ASG-Bench drafts the components'
+# P(on topic) moved by 0.0001 on average (at most 0.13, one reference list) and quality.overall by
+# 0.003 (at most 0.06), while the contextual encoder's work per draft halves (BENCHMARKS.md).
+MAX_ITEMS = 100
 
 Encode = Callable[[Sequence[str]], np.ndarray]
 
@@ -46,7 +50,6 @@ class TopicalityReading:
     references: list[tuple[str, float]] = field(default_factory=list)
     headings: list[tuple[str, float]] = field(default_factory=list)
     sentences: list[float] = field(default_factory=list)
-    coherence: list[tuple[str, float]] = field(default_factory=list)  # heading vs its own section
 
     outline: float = 0.0  # the headings read as one text, relative to the background
 
@@ -58,8 +61,7 @@ class TopicalityReading:
     def features(self) -> dict[str, float]:
         return {"t_outline": self.outline,
                 "t_content": _mean(self.sentences),
-                "t_reference": _mean([s for _, s in self.references]),
-                "t_coherence": _mean([s for _, s in self.coherence])}
+                "t_reference": _mean([s for _, s in self.references])}
 
 
 def _mean(values: list[float]) -> float:
@@ -75,7 +77,7 @@ def _even_sample(items: list, limit: int = MAX_ITEMS) -> list:
 
 def survey_parts(survey: Survey) -> dict[str, list]:
     """What is read: distinct reference titles, distinct specific headings, cited sentences
-    (every body sentence when nothing is cited), and (heading, section text) pairs."""
+    (every body sentence when nothing is cited)."""
     from .coverage import reference_title
 
     titles = list(dict.fromkeys(t.strip() for t in (reference_title(r) for r in survey.references) if t and t.strip()))
@@ -89,14 +91,8 @@ def survey_parts(survey: Survey) -> dict[str, list]:
     substance = Substance(survey)
     sentences = substance.cited or [s for sec in substance.sections for s in split_sentences(sec.text)
                                     if len(s.split()) >= 5]
-    sections = []
-    for section in substance.sections:
-        key = clean_heading(section.heading)
-        body = " ".join(s for s in section.text.split("\n") if s.strip() and not s.lstrip().startswith("|"))
-        if key and key not in GENERIC_HEADINGS and len(body.split()) >= 20:
-            sections.append((section.heading.strip(), body[:2000]))
     return {"references": _even_sample(titles), "headings": _even_sample(headings),
-            "sentences": _even_sample(sentences), "sections": _even_sample(sections)}
+            "sentences": _even_sample(sentences)}
 
 
 def outline_text(headings: list[str]) -> str:
@@ -113,7 +109,7 @@ def read_topicality(survey: Survey, topic: str, encode: Encode, background: Sequ
     parts = survey_parts(survey)
     others = [b for b in dict.fromkeys(background) if b.strip().lower() != topic.strip().lower()]
     items = [*parts["references"], *parts["headings"], *parts["sentences"], outline_text(parts["headings"])]
-    texts = [topic, *others, *items, *(h for h, _ in parts["sections"]), *(b for _, b in parts["sections"])]
+    texts = [topic, *others, *items]
     vectors = _unit(np.asarray(encode(texts), dtype=np.float32))
     topic_vec, back, rest = vectors[0], vectors[1:1 + len(others)], vectors[1 + len(others):]
     cos = rest[:len(items)] @ topic_vec
@@ -126,9 +122,6 @@ def read_topicality(survey: Survey, topic: str, encode: Encode, background: Sequ
         i += n
     reading.sentences = [float(v) for v in cos[i:len(items) - 1]]
     reading.outline = float(cos[len(items) - 1]) if parts["headings"] else 0.0
-    m = len(parts["sections"])
-    heads, bodies = rest[len(items):len(items) + m], rest[len(items) + m:]
-    reading.coherence = [(h, float(a @ b)) for (h, _), a, b in zip(parts["sections"], heads, bodies)]
     return reading
 
 

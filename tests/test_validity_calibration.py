@@ -47,9 +47,12 @@ def test_unrelated_partner_crosses_disciplines():
 
 def test_resolve_tau_modes(tmp_home):
     cfg = load_settings().evaluation
-    data = load_calibration("minilm")
+    assert cfg.embedding_model == "minilm-static"  # the encoder the shipped validity table was measured with
+    data = load_calibration("minilm-static")
     assert data is not None
-    assert resolve_tau(cfg, "content") == (data["tau"]["content"], "calibrated for minilm")
+    assert resolve_tau(cfg, "content") == (data["tau"]["content"], "calibrated for minilm-static")
+    minilm = cfg.model_copy(update={"embedding_model": "minilm"})
+    assert resolve_tau(minilm, "content") == (load_calibration("minilm")["tau"]["content"], "calibrated for minilm")
     l2 = cfg.model_copy(update={"sim_mode": "chroma_l2"})
     assert resolve_tau(l2, "content")[0] == pytest.approx(2 * data["tau"]["content"] - 1)
     paper = cfg.model_copy(update={"tau_mode": "paper"})
