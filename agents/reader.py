@@ -130,7 +130,8 @@ def read_subsection(task: dict, deps: GenerationDeps) -> dict:
     subsection reads the papers its outline entry was built from (see ``placed_papers``), and only
     those."""
     queries, records = make_subqueries(task, deps)
-    k = deps.settings.generation.papers_per_subsection
+    # a subsection that stands for two the outline merged (one concept filed twice) reads for both
+    k = deps.settings.generation.papers_per_subsection * max(1, int(task["subsection"].get("merged") or 1))
     placed = placed_papers(task, deps)
     if placed and len(task.get("memory") or ()) <= deps.settings.generation.cite_whole_pool_below:
         k = max(k, len(placed))  # a short survey cites every on-topic work it found

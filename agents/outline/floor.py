@@ -25,8 +25,8 @@ from ..text import and_list, as_data
 from .concepts import Concept, PhraseIndex, candidate_concepts, fit
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
-from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, SUB_SHARE, kind_named, named_by_kinds, normalise,
-                    place_subsections)
+from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, SUB_SHARE, kind_named, merge_duplicate_subsections,
+                    named_by_kinds, normalise, place_subsections)
 from .roles import APPLICATIONS, DOMAIN_SHORT, FOUNDATIONS, METHODS, domain_of, learn_roles, paper_role, role_heading
 from .taxonomy import MEASURE_SHARE, TASK_SHARE, titled
 
@@ -163,6 +163,7 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
                                          n_subsections=n_subsections, topic=topic, taken=taken)
     sections = split_large_subsections(sections, plain, vectors, n_subsections=n_subsections, topic=topic,
                                        taken=taken)
+    sections = merge_duplicate_subsections(sections, topic)
     order = learn_roles(demos or [])[0]
     sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
     by_key = {c.key: c for c in concepts}
@@ -211,7 +212,7 @@ def _entry(item: dict, ids: list[str], papers: dict[str, dict], forms: dict[str,
         "paper_ids": paper_ids,
         "terms": terms,
         "source": item["source"],
-    }
+    } | ({"merged": item["merged"]} if item.get("merged", 1) > 1 else {})
 
 
 def tfidf_encoder(texts: list[str], seed: int = 0, dims: int = 128) -> tuple[np.ndarray, Encode]:

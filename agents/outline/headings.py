@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import re
 
+import snowballstemmer
+
 from ...models import normalize_title
+
+_STEMMER = snowballstemmer.stemmer("english")
 
 # Frame headings are added by the pipeline itself; a planner must not propose them.
 FRAME_HEADINGS = {
@@ -54,8 +58,15 @@ def _balanced(text: str) -> bool:
 
 
 def content_stems(text: str) -> set[str]:
-    """content_words without a plural 's' (the comparison key for duplicate headings)."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in content_words(text)}
+    """content_words as Snowball stems (the comparison key for duplicate headings): "KV Caching" is
+    "KV Cache" and "Knowledge Graphs" is "Knowledge Graph" (a plural cut alone let a draft head two
+    sections "KV Cache" and "KV Caching")."""
+    return {_STEMMER.stemWord(w) for w in content_words(text)}
+
+
+def own_stems(text: str, topic: str) -> set[str]:
+    """What a heading names beyond the topic: its content stems minus the topic's."""
+    return content_stems(text) - content_stems(topic)
 
 
 # Words that say what kind of text something is, not what it is about: a heading made only of them
@@ -138,7 +149,7 @@ def validate_heading(title: str, *, topic: str, taken: set[str], cap: int | None
         reasons.append("repeats the topic verbatim")
     # the same words up to a plural ("Knowledge Graph" / "Knowledge Graphs") are the same heading, and
     # so are two that differ only by the topic's own words ("Multimodal" / "Multimodal <topic>")
-    own = content_stems(text) - content_stems(topic)
+    own = own_stems(text, topic)
     if key in taken or any(content_words(text) and (content_stems(text) == content_stems(t) or
                                                      (own and own == content_stems(t) - content_stems(topic)))
                            for t in taken if t):

@@ -13,7 +13,7 @@ from ...models import normalize_title
 from ..facets import contribution_kind
 from ..text import and_list
 from .concepts import Concept, select_concepts
-from .headings import validate_heading
+from .headings import own_stems, validate_heading
 from .names import title_case
 from .roles import EVALUATION, METHODS, is_system_name
 from .taxonomy import place_rows
@@ -111,3 +111,45 @@ def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], ve
         return None
     return {"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows, "source": "concepts",
             "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]}
+
+
+def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
+    """One concept, one subsection. Two subsections where what one names beyond the topic is part of
+    what the other names ("Low-Resource Speech" and "Low-Resource Languages" in a speech survey,
+    "Self-Supervised Learning" and "Self-Supervised Vision Transformers" in a ViT survey) are the
+    same concept filed twice, often in two sections: the one with fewer papers goes, its papers
+    appended to the other's, which then reads as many works as the two would have (``merged``: how
+    many subsections it stands for). A section keeps at least one subsection: when the smaller one is
+    its section's last, the larger one goes instead.
+    Sections and their headings are not compared: a section "KV Cache" over "KV Cache Compression"
+    is how a taxonomy reads."""
+    subs = [(i, j, own_stems(sub["title"], topic)) for i, section in enumerate(sections)
+            for j, sub in enumerate(section["subs"])]
+    gone: set[tuple[int, int]] = set()
+    for a, (i, j, own_a) in enumerate(subs):
+        for i2, j2, own_b in subs[a + 1:]:
+            if not own_a or not own_b or (i, j) in gone or (i2, j2) in gone or not (own_a <= own_b or own_b <= own_a):
+                continue
+            first, second = sections[i]["subs"][j], sections[i2]["subs"][j2]
+            keep, drop = ((i, j), (i2, j2)) if len(first["rows"]) >= len(second["rows"]) else ((i2, j2), (i, j))
+
+            def left(at: tuple[int, int]) -> int:
+                return sum(1 for k in range(len(sections[at[0]]["subs"])) if (at[0], k) not in gone)
+
+            if left(drop) <= 1:  # it is its section's last subsection: the other one goes instead
+                if left(keep) <= 1 or keep[0] == drop[0]:
+                    continue
+                keep, drop = drop, keep
+            kept, donor = sections[keep[0]]["subs"][keep[1]], sections[drop[0]]["subs"][drop[1]]
+            kept["rows"] = [*kept["rows"], *(r for r in donor["rows"] if r not in set(kept["rows"]))]
+            # it reads for both: the works the second subsection would have cited are not lost
+            kept["merged"] = kept.get("merged", 1) + donor.get("merged", 1)
+            if drop[0] != keep[0]:  # the papers move with the concept to the section that keeps it
+                moved = set(donor["rows"])
+                sections[drop[0]]["rows"] = [r for r in sections[drop[0]]["rows"] if r not in moved]
+                sections[keep[0]]["rows"] = [*sections[keep[0]]["rows"],
+                                             *(r for r in donor["rows"] if r not in set(sections[keep[0]]["rows"]))]
+            gone.add(drop)
+    for i, section in enumerate(sections):
+        section["subs"] = [sub for j, sub in enumerate(section["subs"]) if (i, j) not in gone]
+    return sections

@@ -1,0 +1,62 @@
+"""One concept, one heading: headings that name the same concept beyond the topic are merged or
+rejected, wherever in the outline they stand (read in drafts: "KV Cache" and "KV Caching" both
+heading sections; "Low-Resource Languages" and "Low-Resource Speech" in two sections of a speech
+survey; "Self-Supervised Learning" beside "Self-Supervised Vision Transformers")."""
+
+from __future__ import annotations
+
+from surveygraph.agents.outline.headings import validate_heading
+from surveygraph.agents.outline.parts import merge_duplicate_subsections
+
+
+def test_an_inflected_heading_is_a_duplicate():
+    topic = "speeding up inference of large language models"
+    assert "duplicate of another heading" in validate_heading("KV Caching", topic=topic, taken={"kv cache"})
+    assert validate_heading("Speculative Decoding", topic=topic, taken={"kv cache"}) == []
+
+
+def _sub(title: str, rows: list[int]) -> dict:
+    return {"title": title, "terms": [], "source": "concepts", "rows": rows}
+
+
+def test_a_concept_filed_twice_becomes_one_subsection_that_reads_for_both():
+    topic = "self-supervised learning for speech recognition"
+    sections = [
+        {"title": "Automatic Speech Recognition", "rows": list(range(0, 30)),
+         "subs": [_sub("Multilingual Speech", list(range(0, 10))), _sub("Low-Resource Languages", list(range(10, 25))),
+                  _sub("Arabic Speech", list(range(25, 30)))]},
+        {"title": "Speech Representations", "rows": list(range(30, 50)),
+         "subs": [_sub("Streaming ASR", list(range(30, 38))), _sub("Low-Resource Speech", list(range(38, 46))),
+                  _sub("Emotion Recognition", list(range(46, 50)))]},
+    ]
+    merged = merge_duplicate_subsections(sections, topic)
+    titles = [[s["title"] for s in section["subs"]] for section in merged]
+    assert titles == [["Multilingual Speech", "Low-Resource Languages", "Arabic Speech"],
+                      ["Streaming ASR", "Emotion Recognition"]]
+    kept = merged[0]["subs"][1]
+    assert kept["rows"] == [*range(10, 25), *range(38, 46)] and kept["merged"] == 2
+    assert set(range(38, 46)) <= set(merged[0]["rows"]) and not set(range(38, 46)) & set(merged[1]["rows"])
+
+
+def test_distinct_concepts_and_a_section_over_its_own_subsections_stay():
+    topic = "efficient inference for large language models"
+    sections = [{"title": "KV Cache", "rows": list(range(20)),
+                 "subs": [_sub("KV Cache Compression", list(range(10))), _sub("KV Cache Quantization", list(range(10, 20)))]},
+                {"title": "Decoding", "rows": list(range(20, 26)), "subs": [_sub("Speculative Decoding", list(range(20, 26)))]}]
+    merged = merge_duplicate_subsections(sections, topic)
+    assert [[s["title"] for s in section["subs"]] for section in merged] == [
+        ["KV Cache Compression", "KV Cache Quantization"], ["Speculative Decoding"]]
+    assert all("merged" not in s for section in merged for s in section["subs"])
+
+
+def test_a_section_is_never_emptied_by_a_merge():
+    topic = "vision transformers"
+    sections = [{"title": "Token Merging", "rows": list(range(20)),
+                 "subs": [_sub("Token Reduction", list(range(12))), _sub("Self-Supervised Vision Transformers", list(range(12, 20)))]},
+                {"title": "Pretraining", "rows": list(range(20, 26)), "subs": [_sub("Self-Supervised Learning", list(range(20, 26)))]}]
+    merged = merge_duplicate_subsections(sections, topic)
+    # the lone subsection of "Pretraining" is the smaller one, but its section would be left empty:
+    # the larger one goes to it instead
+    assert [[s["title"] for s in section["subs"]] for section in merged] == [
+        ["Token Reduction"], ["Self-Supervised Learning"]]
+    assert merged[1]["subs"][0]["merged"] == 2 and set(range(12, 20)) <= set(merged[1]["subs"][0]["rows"])
