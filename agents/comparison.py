@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from .attribution import paper_handle
-from .facets import KINDS, Facets
+from .facets import KINDS, Facets, recurring_data
 from .text import and_list, count_words
 
 MAX_NAMED = 3  # works named by handle in one list; more are cited by number only
@@ -100,18 +100,16 @@ def _uses(work: Work, names: Sequence[str]) -> str:
 
 def data_sentences(group: Sequence[Work]) -> list[str]:
     """Which data each work evaluates on; data used by two or more works are named as shared."""
-    users: dict[str, list[Work]] = {}
-    for work in group:
-        for name in work.facets.data:
-            users.setdefault(name, []).append(work)
-    if not users:
+    if not any(work.facets.data for work in group):
         return []
     out = []
-    shared = sorted((n for n, ws in users.items() if len(ws) > 1), key=lambda n: (-len(users[n]), n))
+    by_key = {work.key: work for work in group}
+    shared = recurring_data([(work.key, work.facets) for work in group])  # "ImageNet-1K" = "ImageNet-1k"
     if shared:
-        parts = [f"{name} ({cite_list(users[name])})" for name in shared[:3]]
+        parts = [f"{name} ({cite_list([by_key[k] for k in keys])})" for name, keys in shared[:3]]
         out.append(f"Evaluation data recur across works: {and_list(parts)}.")
-    own = [w for w in group if w.facets.data and not any(n in shared for n in w.facets.data)][:4]
+    shared_keys = {name.lower() for name, _ in shared}
+    own = [w for w in group if w.facets.data and not any(n.lower() in shared_keys for n in w.facets.data)][:4]
     if len(own) == 1:
         out.append(f"Only {_uses(own[0], own[0].facets.data)} as named evaluation data.")
     elif own:

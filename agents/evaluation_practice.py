@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .attribution import paper_handle
-from .facets import Facets
+from .facets import Facets, recurring_data
 from .illustrate import pipe_table
 from .text import and_list, count_words
 
@@ -32,20 +32,8 @@ MAX_RESULTS = 4
 
 
 def shared_data(ids: list[str], facets: dict[str, Facets], banned: set[str]) -> list[tuple[str, list[str]]]:
-    """(name, ids) of the data at least two works name, most users first; spellings that differ only
-    in case are one name, shown as most works write it."""
-    users: dict[str, list[str]] = {}
-    spellings: dict[str, Counter] = {}
-    for pid in ids:
-        for name in facets[pid].data:
-            key = name.lower()
-            if key in banned:
-                continue
-            spellings.setdefault(key, Counter())[name] += 1
-            if pid not in users.setdefault(key, []):
-                users[key].append(pid)
-    shared = [(spellings[k].most_common(1)[0][0], u) for k, u in users.items() if len(u) >= 2]
-    return sorted(shared, key=lambda item: (-len(item[1]), item[0].lower()))
+    """(name, ids) of the data at least two works name, most users first (facets.recurring_data)."""
+    return recurring_data([(pid, facets[pid]) for pid in ids], banned)
 
 
 def _section_numbers(pids: list[str], sections: list[dict]) -> str:

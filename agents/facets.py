@@ -11,6 +11,8 @@ what the abstracts say. The patterns are general to empirical research writing (
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..sanitize import untrusted
@@ -291,3 +293,23 @@ def paper_facets(paper: dict) -> Facets:
     result = next((c for c in (result_clause(s) for s in said) if c), "")
     return Facets(kind=contribution_kind(title, abstract), data=_data_names(said, set(mine) | set(models)),
                   models=models, metrics=_metrics(abstract), result=result, own_names=mine)
+
+
+def recurring_data(items: Sequence[tuple[object, Facets]], banned: set[str] | frozenset = frozenset()
+                   ) -> list[tuple[str, list]]:
+    """(name, ids) of the evaluation data two or more of ``items`` (id, facets) name, most users
+    first. Spellings that differ only in case are one name ("ImageNet-1K", "ImageNet-1k"), shown as
+    most works write it; ``banned`` (lower case) are left out. The one reading of "shared data" for
+    the subsections' comparisons, the overview and the evaluation section."""
+    users: dict[str, list[str]] = {}
+    spellings: dict[str, Counter] = {}
+    for pid, facets in items:
+        for name in facets.data:
+            key = name.lower()
+            if key in banned:
+                continue
+            spellings.setdefault(key, Counter())[name] += 1
+            if pid not in users.setdefault(key, []):
+                users[key].append(pid)
+    shared = [(spellings[k].most_common(1)[0][0], u) for k, u in users.items() if len(u) >= 2]
+    return sorted(shared, key=lambda item: (-len(item[1]), item[0].lower()))

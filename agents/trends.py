@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..sanitize import untrusted
 from .candidates import GAP_CUES, Candidate, candidate_sentences, fixes_a_limitation, states_a_limitation
-from .facets import Facets
+from .facets import Facets, recurring_data
 from .grouping import phrase_users
 from .outline.headings import is_name
 from .outline.names import keyphrase_analyzer, stem, surface_forms
@@ -128,12 +128,8 @@ class Practice:
 
 
 def evaluation_practice(ids: list[str], facets: dict[str, Facets], banned: set[str]) -> Practice:
-    data_users: dict[str, list[str]] = {}
     metric_users: dict[str, list[str]] = {}
     for pid in ids:
-        for name in facets[pid].data:
-            if name.lower() not in banned:
-                data_users.setdefault(name, []).append(pid)
         for name in facets[pid].metrics:
             metric_users.setdefault(name, []).append(pid)
 
@@ -141,7 +137,8 @@ def evaluation_practice(ids: list[str], facets: dict[str, Facets], banned: set[s
         return sorted(((n, u) for n, u in users.items() if len(u) >= 2), key=lambda item: (-len(item[1]), item[0]))
 
     return Practice(len(ids), [p for p in ids if facets[p].data], [p for p in ids if facets[p].metrics],
-                    [p for p in ids if facets[p].result], recurring(data_users)[:3], recurring(metric_users)[:3],
+                    [p for p in ids if facets[p].result], recurring_data([(p, facets[p]) for p in ids], banned)[:3],
+                    recurring(metric_users)[:3],
                     Counter(facets[p].kind or "other" for p in ids))
 
 

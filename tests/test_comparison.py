@@ -194,3 +194,19 @@ def test_the_fallback_method_section_is_named_in_title_case():
     assert fallback_method_title("large language models for time series forecasting in energy") == \
         "Methods for Large Language Models"
     assert fallback_method_title("RAG in Finance") == "Methods for RAG in Finance"
+
+
+def test_data_written_in_different_case_is_one_shared_name():
+    # read in a v8 draft: "Evaluation data recur across works: ImageNet-1K ([34], [35]). Only Lee et al.
+    # [36] use ImageNet-1k as named evaluation data."
+    from surveygraph.agents.comparison import data_sentences
+
+    papers = [{"paper_id": f"p{i}", "title": f"Token Merging Variant {i}", "year": 2025, "authors": [f"Author{i} A"],
+               "abstract": f"We propose a token merging method. Experiments on the {name} benchmark show "
+                           "higher accuracy than ToMe."}
+              for i, name in enumerate(["ImageNet-1K", "ImageNet-1K", "ImageNet-1k"])]
+    group = works(papers, [paper_facets(p) for p in papers])
+    assert [w.facets.data for w in group] == [["ImageNet-1K"], ["ImageNet-1K"], ["ImageNet-1k"]]
+    said = data_sentences(group)
+    assert len(said) == 1 and said[0].startswith("Evaluation data recur across works: ImageNet-1K (")  # no "Only ..."
+    assert cited(said[0]) == {1, 2, 3} and "ImageNet-1k" not in said[0]
