@@ -145,9 +145,13 @@ def model_sentence(group: Sequence[Work]) -> str:
 
 def evaluation_sentences(group: Sequence[Work], banned: set[str]) -> list[str]:
     """What the works evaluate on and with: shared and separate data, measures, named models.
-    The topic's own words ("VLA") are not a dataset any work evaluates on."""
-    group = [replace(w, facets=replace(w.facets, data=[d for d in w.facets.data if d.lower() not in banned]))
-             for w in group]
+    The topic's own words ("VLA") are not a dataset any work evaluates on, nor a model its works
+    name ("The models their abstracts name are ViT ... and ViTs" in a survey of vision transformers)."""
+    def own(name: str) -> bool:
+        return name.lower() in banned or name.lower().rstrip("s") in banned
+
+    group = [replace(w, facets=replace(w.facets, data=[d for d in w.facets.data if not own(d)],
+                                       models=[m for m in w.facets.models if not own(m)])) for w in group]
     if len(group) < 2:
         return []
     said = [*data_sentences(group), metric_sentence(group), model_sentence(group)]

@@ -72,7 +72,10 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-
                     # vision and speech backbones and detectors, named as what a work uses, not as data
                     r"ResNet[\w-]*|ResNeXt[\w-]*|ViT[\w/-]*|Swin[\w-]*|ConvNeXt[\w-]*|EfficientNet[\w-]*|"
                     r"YOLO[\w.-]*|(?:Faster |Mask |Cascade )?R-CNN|DETR[\w-]*|U-?Net|fastText|PointNet[\w+-]*|"
-                    r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINOv2|Whisper[\w.-]*|wav2vec[\w.-]*)(?![\w-])")
+                    r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINOv2|Whisper[\w.-]*|wav2vec[\w.-]*|"
+                    # read in a ViT draft as "evaluation data": DeiT, VideoMAE-B
+                    r"DeiT[\w-]*|BEiT[\w-]*|VideoMAE[\w-]*|MobileNet[\w-]*|RegNet[\w-]*|DenseNet[\w-]*|VGG[\w-]*|"
+                    r"Mamba[\w-]*)(?![\w-])")
 # A name: CamelCase (HotpotQA), capitals (NQ, MS MARCO) or letters with digits (2WikiMultiHopQA).
 _NAME = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[a-z]?[\w-]*|[0-9]+[A-Z][\w-]*|[A-Z][a-z]*-\d[\w.-]*)"
                    r"(?:\s(?:[A-Z]{2,}[\w-]*|\d[\w.]*))?(?![\w-])")
@@ -182,7 +185,9 @@ def _listed_names(sentence: str) -> list[str]:
 _PARENTHESISED = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 _DATA_WORDS = re.compile(r"\b(?:bench\w*|datasets?|corpus|corpora|suite|collection|test ?set)\b", re.I)
 # Tokens a name pattern takes that name no data: dimensions ("3D"), sizes ("40GB"), code hosts.
-_NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[KMB]?-\d+(?:\.\d+)?[KMB]$|^(?:GitHub|HuggingFace|Hugging Face|arXiv|SoTA|SOTA|STEM)$")
+_NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[KMB]?-\d+(?:\.\d+)?[KMB]$|^(?:GitHub|HuggingFace|Hugging Face|arXiv|SoTA|SOTA|STEM)$"
+                       # compute counts are what a method costs, not what it is evaluated on ("use FLOPs")
+                       r"|^(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$")
 
 
 def _initials_match(acronym: str, words: list[str]) -> bool:

@@ -23,7 +23,7 @@ from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_
 from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
 from .outline.floor import build_outline_floor
 from .outline.vectors import floor_inputs
-from .topic_pool import shape_of, topic_pool
+from .topic_pool import shape_of, topic_pool, topic_terms
 from .text import as_data
 from .outline.headings import content_words, validate_heading
 
@@ -161,8 +161,7 @@ def _outline_floor(state: dict, deps: GenerationDeps, ids: list[str], n_sections
     floor = build_outline_floor(state["topic"], kept_ids, state.get("papers") or {}, vectors,
                                 n_sections=n_sections, n_subsections=shape_of(state, deps)[1],
                                 demos=state.get("demos") or [], encode=encode, seed=deps.settings.generation.seed,
-                                topic_terms={w for c in (state.get("relevance") or {}).get("concepts", [])
-                                             for v in c.get("variants", []) for w in v.split() if w != "*"},
+                                topic_terms=topic_terms(state.get("relevance")),
                                 kb_counts=counts, related=related, background=background)
     return floor, stats | kb_stats
 

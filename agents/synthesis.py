@@ -250,12 +250,15 @@ def _limitations(digests: list[Digest], statements: Statements, papers: Sequence
 
 
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,
-               per_paper: int = 2, topic: str = "") -> str:
-    """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order)."""
+               per_paper: int = 2, topic: str = "", topic_terms: set[str] | frozenset = frozenset()) -> str:
+    """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order).
+    ``topic_terms``: the topic's mined variants ("vit"), banned from lines as its words are."""
     if not papers:
         return ""
     facets = [paper_facets(p) for p in papers]
-    banned = topic_words(topic) | topic_words(title)
+    # the topic's words in either number: "vision transformer" and "ViTs" are the topic too
+    banned = topic_words(topic) | topic_words(title) | set(topic_terms)
+    banned |= {w[:-1] for w in banned if w.endswith("s") and len(w) > 3} | {f"{w}s" for w in banned}
     group = compared_works(papers, facets)
     candidates = candidate_sentences(papers)
     by_key: dict[int, list[Candidate]] = defaultdict(list)

@@ -111,6 +111,14 @@ def topic_pool(topic: str, deps: GenerationDeps, *, on_progress=None) -> TopicPo
     return TopicPool(kept, _dumps(kept, deps), record, shape, notes)
 
 
+def topic_terms(relevance: dict | None) -> set[str]:
+    """The words of the topic's concept variants the pool mined ("vit" for Vision Transformers,
+    "ssl" for self-supervised learning): like the topic's own words, they name no part of it, and no
+    line of works in it ("Four works involve ViT" in a survey of vision transformers)."""
+    return {w for c in (relevance or {}).get("concepts", []) for v in c.get("variants", []) for w in v.split()
+            if w != "*"}
+
+
 def shape_of(state: dict, deps: GenerationDeps) -> tuple[int, int]:
     """(sections, subsections) for this run: the pool's shape, or the settings for older states."""
     shape = state.get("shape") or {}

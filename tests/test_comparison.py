@@ -122,6 +122,9 @@ def test_one_work_of_each_kind_is_named_not_counted():
      ["Grok-1", "GLM-4", "Falcon-40B"]),  # "uses Grok-1 as named evaluation data" (v8 panel)
     ("We pretrain on egocentric video. Experiments on EPIC-KITCHENS-100 (EK-100) and the What If TSF (WIT), a "
      "multimodal forecasting benchmark, show gains.", ["EK-100", "WIT"], []),
+    # read in a ViT draft: "Ren et al. use DeiT and ImageNet", "Xiang et al. use VideoMAE-B", "use FLOPs"
+    ("We replace attention in DeiT and VideoMAE-B backbones. Experiments on the ImageNet benchmark cut FLOPs by "
+     "40% at equal accuracy.", ["ImageNet"], ["DeiT", "VideoMAE-B", "FLOPs"]),
 ])
 def test_concepts_the_abstract_defines_are_not_evaluation_data(abstract, data, not_data):
     """An abbreviation the abstract spells out for a model class or a method ("Large Reasoning
@@ -210,3 +213,31 @@ def test_data_written_in_different_case_is_one_shared_name():
     said = data_sentences(group)
     assert len(said) == 1 and said[0].startswith("Evaluation data recur across works: ImageNet-1K (")  # no "Only ..."
     assert cited(said[0]) == {1, 2, 3} and "ImageNet-1k" not in said[0]
+
+
+def test_the_topic_s_mined_acronym_is_neither_a_line_nor_a_model_the_works_name():
+    # read in a v8 draft of "Vision Transformers": "Four works involve ViT [34, 35, 36, 37]" and
+    # "The models their abstracts name are ViT ... and ViTs ..."
+    specs = [("RAPID: Layer-Wise Redundancy-Aware Pruning for Efficient ViT",
+              "Vision Transformers (ViTs) achieve strong performance but suffer from high computational costs. "
+              "We propose RAPID, a token merging framework for ViT inference. On ImageNet-1K, RAPID achieves 4.3% "
+              "higher accuracy than ToMe."),
+             ("DORA: Dynamic Online Reinforcement Agent for Token Merging in ViT",
+              "We propose DORA, a reinforcement learning agent for dynamic token merging in ViTs. On ImageNet-1K "
+              "DORA saves 76% computation."),
+             ("AdaMerge: Salience-Aware Adaptive Token Merging for ViT",
+              "We propose AdaMerge, which merges tokens by salience in ViT models. On ImageNet-1k AdaMerge "
+              "outperforms ToMe."),
+             ("SPOT: Sparsification with Attention Dynamics in ViT",
+              "We propose SPOT, lightweight predictors for token prioritization in ViT architectures, with 40% "
+              "efficiency gains."),
+             ("Frequency-Aware Token Reduction for Efficient Vision Transformer",
+              "We propose a frequency-aware token reduction strategy that improves computational efficiency of "
+              "vision transformers.")]
+    papers = [{"paper_id": f"p{i}", "title": t, "abstract": a, "year": 2025, "authors": [f"Author{i} B"]}
+              for i, (t, a) in enumerate(specs)]
+    plain = synthesize("Token Reduction", papers, topic="Vision Transformers")
+    assert re.search(r"address ViT|involve ViT|name are ViT", plain)  # what the mined variant removes
+    text = synthesize("Token Reduction", papers, topic="Vision Transformers", topic_terms={"vit"})
+    assert not re.search(r"address ViT|involve ViT|ViT \(|ViTs \(|ViT \[", text)
+    assert "token merging [1, 2, 3]" in text  # the line the works do share stays
