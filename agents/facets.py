@@ -75,7 +75,7 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-
                     r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINOv2|Whisper[\w.-]*|wav2vec[\w.-]*|"
                     # read in a ViT draft as "evaluation data": DeiT, VideoMAE-B
                     r"DeiT[\w-]*|BEiT[\w-]*|VideoMAE[\w-]*|MobileNet[\w-]*|RegNet[\w-]*|DenseNet[\w-]*|VGG[\w-]*|"
-                    r"Mamba[\w-]*)(?![\w-])")
+                    r"Mamba[\w-]*|m?HuBERT[\w-]*|WavLM[\w-]*|data2vec[\w.-]*|Conformer[\w-]*|XLS-R)(?![\w-])")
 # A name: CamelCase (HotpotQA), capitals (NQ, MS MARCO) or letters with digits (2WikiMultiHopQA).
 _NAME = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[a-z]?[\w-]*|[0-9]+[A-Z][\w-]*|[A-Z][a-z]*-\d[\w.-]*)"
                    r"(?:\s(?:[A-Z]{2,}[\w-]*|\d[\w.]*))?(?![\w-])")
@@ -153,8 +153,15 @@ def own_names(title: str, abstract: str) -> list[str]:
     # Past the title's head, ordinary words joined by hyphens ("Visual-Grounded", "LLM-based",
     # "Scale-Normalized") are a description, not a name; a name has a capital or digit inside a word.
     names += [n for n in found if not _DESCRIPTIVE.fullmatch(n)]
+    # a name the title evaluates "on" is its data ("Improving ... on ML-SUPERB 2.0"); a plural
+    # acronym is a class ("MFCCs", "AudioLLMs"); a measure is no system ("WER")
+    data = {m.group(1) for m in re.finditer(r"\b(?:on|at) ((?:[A-Z][\w.-]*)(?: [A-Z0-9][\w.-]*)*)", title)}
     return [n for i, n in enumerate(names) if n not in names[:i] and n not in _GENERIC_NAMES and not _MODEL.fullmatch(n)
-            and not _NOT_DATA.match(n) and n not in generic and not _TASK.fullmatch(n)]
+            and not _NOT_DATA.match(n) and n not in generic and not _TASK.fullmatch(n)
+            and not _PLURAL_ACRONYM.fullmatch(n) and not _metrics(n) and not any(n in d for d in data)]
+
+
+_PLURAL_ACRONYM = re.compile(r"[A-Za-z0-9]*[A-Z][A-Z0-9]s")
 
 
 # X-to-Y generation tasks abbreviated ("T2I", "I2V", "TI2V", "T2-3D"): a task, not a system.
@@ -201,6 +208,12 @@ def _initials_match(acronym: str, words: list[str]) -> bool:
     return False
 
 
+# Head words of an expansion that name a task or a class of models, not one system.
+_CLASS_HEADS = frozenset("""recognition detection classification segmentation generation translation retrieval
+    answering summarization summarisation prediction estimation identification verification tracking
+    forecasting reasoning captioning synthesis understanding rate model network""".split())
+
+
 def _definitions(abstract: str) -> dict[str, bool]:
     """Abbreviations the abstract defines for a concept, each with whether it names a class or a
     task rather than one system: a plural ("Large Reasoning Models (LRMs)"), a lower-case
@@ -222,7 +235,10 @@ def _definitions(abstract: str) -> dict[str, bool]:
                 _DATA_WORDS.search(expansion) or _DATA_WORDS.search(after) or re.search(r"\d", expansion)):
             continue  # "EPIC-KITCHENS-100 (EK-100)", "(WIT) dataset": data
         last = before[-1]
-        generic = (acronym.endswith("s") or last[:1].islower() or bool(_TASK.fullmatch(acronym)))
+        # "Speech Emotion Recognition (SER)", "Language Identification (LID)", "Word Error Rates
+        # (WER)", "Speech Foundation Models (SFM)": a task, a measure or a class of models, capitalised
+        generic = (acronym.endswith("s") or last[:1].islower() or bool(_TASK.fullmatch(acronym))
+                   or last.lower().rstrip("s") in _CLASS_HEADS or bool(_metrics(" ".join(before[-len(acronym):]))))
         for term in {acronym, acronym.rstrip("s")}:
             found[term] = found.get(term, False) or generic
     return found

@@ -241,3 +241,31 @@ def test_the_topic_s_mined_acronym_is_neither_a_line_nor_a_model_the_works_name(
     text = synthesize("Token Reduction", papers, topic="Vision Transformers", topic_terms={"vit"})
     assert not re.search(r"address ViT|involve ViT|ViT \(|ViTs \(|ViT \[", text)
     assert "token merging [1, 2, 3]" in text  # the line the works do share stays
+
+
+@pytest.mark.parametrize("title, abstract, not_names", [
+    # read in a speech draft's tables: "Name: ML-SUPERB 2.0", "SER", "MFCCs", "WER", "HuBERT"
+    ("Improving Multilingual Speech Models on ML-SUPERB 2.0: Fine-tuning with Data Augmentation",
+     "We adapt speech foundation models to many languages on ML-SUPERB 2.0.", ["ML-SUPERB 2.0"]),
+    ("Learning More with Less: Self-Supervised Approaches for Low-Resource Speech Emotion Recognition",
+     "Speech Emotion Recognition (SER) lacks labels in many languages. We study BYOL pretraining.", ["SER"]),
+    ("Evaluating the Representation of Vowels in Wav2Vec: A Layer-Wise Analysis Using MFCCs",
+     "We probe layers of a speech encoder.", ["MFCCs"]),
+    ("A Comparative Study of Pretrained Models for Quranic ASR",
+     "Existing ASR models often exhibit high Word Error Rates (WER) on recitation.", ["WER"]),
+    ("Scaling HuBERT for African Languages: From Base to Large",
+     "We train HuBERT models on African speech.", ["HuBERT"]),
+])
+def test_data_classes_measures_and_backbones_are_not_the_system_s_name(title, abstract, not_names):
+    from surveygraph.agents.facets import own_names
+
+    names = own_names(title, abstract)
+    assert not set(names) & set(not_names), names
+
+
+def test_a_benchmark_the_title_evaluates_on_is_data_and_a_speech_backbone_a_model():
+    facets = paper_facets({"title": "Improving Multilingual Speech Models on ML-SUPERB 2.0",
+                           "abstract": "We fine-tune HuBERT and XLS-R encoders. Experiments on the ML-SUPERB 2.0 "
+                                       "benchmark reduce CER by 30%."})
+    assert "ML-SUPERB 2.0" in facets.data and {"HuBERT", "XLS-R"} <= set(facets.models)
+    assert "ML-SUPERB 2.0" not in facets.own_names
