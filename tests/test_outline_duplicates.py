@@ -60,3 +60,26 @@ def test_a_section_is_never_emptied_by_a_merge():
     assert [[s["title"] for s in section["subs"]] for section in merged] == [
         ["Token Reduction"], ["Self-Supervised Learning"]]
     assert merged[1]["subs"][0]["merged"] == 2 and set(range(12, 20)) <= set(merged[1]["subs"][0]["rows"])
+
+
+def test_the_broader_of_two_overlapping_method_sections_takes_the_other():
+    from surveygraph.agents.outline.parts import merge_duplicate_sections
+
+    topic = "alignment of large language models"
+    sections = [
+        {"title": "Direct Preference Optimization", "role": "methods", "rows": list(range(0, 30)),
+         "subs": [_sub("Human Preferences", list(range(0, 10))), _sub("Human Values", list(range(10, 20))),
+                  _sub("Preference Pairs", list(range(20, 30)))]},
+        {"title": "Safety Alignment", "role": "methods", "rows": list(range(30, 45)),
+         "subs": [_sub("Jailbreak Attacks", list(range(30, 38))), _sub("Preserving Safety", list(range(38, 45)))]},
+        {"title": "Preference Optimization", "role": "methods", "rows": list(range(45, 57)),
+         "subs": [_sub("Human Feedback", list(range(45, 57)))]},
+        {"title": "Benchmarks and Evaluation of Preference Optimization", "role": "evaluation", "rows": [60, 61],
+         "subs": [_sub("Benchmarks and Datasets", [60, 61])]},
+    ]
+    merged = merge_duplicate_sections(sections, topic)
+    assert [s["title"] for s in merged] == ["Safety Alignment", "Preference Optimization",
+                                            "Benchmarks and Evaluation of Preference Optimization"]
+    broad = merged[1]
+    assert [s["title"] for s in broad["subs"]] == ["Human Feedback", "Human Preferences", "Human Values", "Preference Pairs"]
+    assert set(broad["rows"]) == set(range(0, 30)) | set(range(45, 57))

@@ -153,3 +153,31 @@ def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
     for i, section in enumerate(sections):
         section["subs"] = [sub for j, sub in enumerate(section["subs"]) if (i, j) not in gone]
     return sections
+
+
+def merge_duplicate_sections(sections: list[dict], topic: str) -> list[dict]:
+    """One concept, one section. Of two method sections where what one names beyond the topic is
+    part of what the other names ("Preference Optimization" and "Direct Preference Optimization" in
+    a survey of LLM alignment, read by a blind reader as an overlapping taxonomy), the broader one
+    (fewer own words; on a tie the larger) keeps its heading and takes the other's papers and
+    subsections. Role sections (foundations, evaluation, applications) have headings of their own
+    and are not compared."""
+    methods = [i for i, s in enumerate(sections) if s.get("role") == METHODS]
+    gone: set[int] = set()
+    for a, i in enumerate(methods):
+        for j in methods[a + 1:]:
+            if i in gone or j in gone:
+                continue
+            own_i, own_j = own_stems(sections[i]["title"], topic), own_stems(sections[j]["title"], topic)
+            if not own_i or not own_j or not (own_i <= own_j or own_j <= own_i):
+                continue
+            if own_i == own_j:
+                keep, drop = (i, j) if len(sections[i]["rows"]) >= len(sections[j]["rows"]) else (j, i)
+            else:
+                keep, drop = (i, j) if own_i < own_j else (j, i)
+            kept, donor = sections[keep], sections[drop]
+            kept["rows"] = [*kept["rows"], *(r for r in donor["rows"] if r not in set(kept["rows"]))]
+            titles = {normalize_title(sub["title"]) for sub in kept["subs"]}
+            kept["subs"] = [*kept["subs"], *(sub for sub in donor["subs"] if normalize_title(sub["title"]) not in titles)]
+            gone.add(drop)
+    return [s for k, s in enumerate(sections) if k not in gone]
