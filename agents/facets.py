@@ -194,7 +194,9 @@ _DATA_WORDS = re.compile(r"\b(?:bench\w*|datasets?|corpus|corpora|suite|collecti
 # Tokens a name pattern takes that name no data: dimensions ("3D"), sizes ("40GB"), code hosts.
 _NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[KMB]?-\d+(?:\.\d+)?[KMB]$|^(?:GitHub|HuggingFace|Hugging Face|arXiv|SoTA|SOTA|STEM)$"
                        # compute counts are what a method costs, not what it is evaluated on ("use FLOPs")
-                       r"|^(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$")
+                       r"|^(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$"
+                       # a model size and its class ("use 7B LLMs", a v9 reader): not data
+                       r"|^\d+(?:\.\d+)?[KMB]\s+[A-Za-z]")
 
 
 def _initials_match(acronym: str, words: list[str]) -> bool:

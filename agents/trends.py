@@ -127,6 +127,11 @@ class Practice:
     kinds: Counter
 
 
+# Data named by two works is no shared practice of a survey's works ("AIME is the evaluation data
+# the works share most (2 works)", a v9 reader of a 64-work survey: "statistics from thin evidence").
+PRACTICE_USERS = 3
+
+
 def evaluation_practice(ids: list[str], facets: dict[str, Facets], banned: set[str]) -> Practice:
     metric_users: dict[str, list[str]] = {}
     for pid in ids:
@@ -137,7 +142,8 @@ def evaluation_practice(ids: list[str], facets: dict[str, Facets], banned: set[s
         return sorted(((n, u) for n, u in users.items() if len(u) >= 2), key=lambda item: (-len(item[1]), item[0]))
 
     return Practice(len(ids), [p for p in ids if facets[p].data], [p for p in ids if facets[p].metrics],
-                    [p for p in ids if facets[p].result], recurring_data([(p, facets[p]) for p in ids], banned)[:3],
+                    [p for p in ids if facets[p].result],
+                    [d for d in recurring_data([(p, facets[p]) for p in ids], banned) if len(d[1]) >= PRACTICE_USERS][:3],
                     recurring(metric_users)[:3],
                     Counter(facets[p].kind or "other" for p in ids))
 

@@ -123,6 +123,8 @@ def test_one_work_of_each_kind_is_named_not_counted():
     ("We pretrain on egocentric video. Experiments on EPIC-KITCHENS-100 (EK-100) and the What If TSF (WIT), a "
      "multimodal forecasting benchmark, show gains.", ["EK-100", "WIT"], []),
     # read in a ViT draft: "Ren et al. use DeiT and ImageNet", "Xiang et al. use VideoMAE-B", "use FLOPs"
+    # a v9 reader: "Kachroo et al. [11] use 7B LLMs" listed as evaluation data
+    ("We align models. Experiments on 7B LLMs and the AIME benchmark show gains of 3%.", ["AIME"], ["7B LLMs"]),
     ("We replace attention in DeiT and VideoMAE-B backbones. Experiments on the ImageNet benchmark cut FLOPs by "
      "40% at equal accuracy.", ["ImageNet"], ["DeiT", "VideoMAE-B", "FLOPs"]),
 ])

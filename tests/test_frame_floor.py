@@ -342,3 +342,16 @@ def test_a_section_of_one_subsection_is_exported_undivided(tmp_path):
     headings = [(s.level, s.heading) for s in survey.sections]
     assert headings == [(1, "Benchmarks"), (1, "Methods"), (2, "Dense"), (2, "Sparse")]
     assert survey.sections[0].text == "This section reviews two works."
+
+
+def test_data_two_works_name_is_no_shared_practice_of_the_survey():
+    """A v9 reader of a 64-work survey: "AIME is the evaluation data the works share most (2 works)"
+    draws statistics from thin evidence; the overview names data only when three works or more do."""
+    from surveygraph.agents.facets import Facets
+    from surveygraph.agents.trends import evaluation_practice
+
+    facets = {f"p{i}": Facets(kind="method", data=names) for i, names in enumerate(
+        [["AIME"], ["AIME"], ["GSM8K"], ["GSM8K"], ["GSM8K"], ["MATH"]])}
+    practice = evaluation_practice(list(facets), facets, set())
+    assert [name for name, _ in practice.data] == ["GSM8K"]
+    assert evaluation_practice(list(facets)[:2], facets, set()).data == []
