@@ -137,3 +137,18 @@ def test_papers_a_family_holds_only_by_nearness_can_head_a_section_of_their_own(
     own = [s for s in outline if any(p.startswith("kv-") for p in s["paper_ids"])]
     assert len(own) == 1 and {sub["title"] for sub in own[0]["subsections"]} == {"Cache Eviction"}, outline
     assert sum(p.startswith("kv-") for p in own[0]["paper_ids"]) == 14
+
+
+def test_a_leaf_goes_under_a_section_that_subsumes_it_not_one_its_papers_are_near():
+    """A GNN outline filed "Link Prediction" and "Adjacency Matrix" under "Convolutional Networks" by
+    embedding nearness; two blind readers preferred outlines built by subsumption alone on 12 of 17
+    topics (session 18). A leaf is kin to a section only when most of its papers name the section."""
+    from surveygraph.agents.outline.concepts import Concept
+    from surveygraph.agents.outline.taxonomy import _Kinship
+
+    name = Concept("convolut network", "convolutional networks", strong=set(range(10)))
+    near = Concept("link predict", "link prediction", strong={10, 11, 12, 13})  # names no convolution
+    named = Concept("spectral convolut", "spectral convolution", strong={0, 1, 2, 14})  # 3 of 4 name it
+    kin = _Kinship([name], [near, named], set(range(15)))
+    assert kin.kin(name, near) is None
+    assert kin.kin(name, named) == (0, 10)
