@@ -83,3 +83,23 @@ def test_the_broader_of_two_overlapping_method_sections_takes_the_other():
     broad = merged[1]
     assert [s["title"] for s in broad["subs"]] == ["Human Feedback", "Human Preferences", "Human Values", "Preference Pairs"]
     assert set(broad["rows"]) == set(range(0, 30)) | set(range(45, 57))
+
+
+def test_a_prefix_joined_by_a_hyphen_is_one_word():
+    # two ViT subsections: "Pre-Trained Vision Transformers" and "Pretrained Vision Transformers"
+    taken = {"pre trained vision transformers"}
+    assert "duplicate of another heading" in validate_heading("Pretrained Vision Transformers",
+                                                              topic="Vision Transformers", taken=taken)
+    assert validate_heading("Self-Supervised Vision Transformers", topic="Vision Transformers", taken=taken) == []
+
+
+def test_a_word_english_puts_before_an_object_is_a_verb_not_a_heading_end():
+    # "Transformers Exhibit", a ViT heading a blind reader called malformed
+    from surveygraph.agents.outline.concepts import verb_like
+
+    runs = [[["vision", "transformers", "exhibit", "strong", "robustness"]],
+            [["hybrid", "models", "exhibit", "remarkable", "accuracy"]],
+            [["such", "transformers", "exhibit", "the", "best", "scaling"]],
+            [["token", "merging", "reduces", "cost"]]]
+    verbs = verb_like(runs)
+    assert "exhibit" in verbs and "merging" not in verbs and "transformers" not in verbs

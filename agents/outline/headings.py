@@ -61,7 +61,12 @@ def content_stems(text: str) -> set[str]:
     """content_words as Snowball stems (the comparison key for duplicate headings): "KV Caching" is
     "KV Cache" and "Knowledge Graphs" is "Knowledge Graph" (a plural cut alone let a draft head two
     sections "KV Cache" and "KV Caching")."""
-    return {_STEMMER.stemWord(w) for w in content_words(text)}
+    return {_STEMMER.stemWord(w) for w in content_words(_JOINED_PREFIX.sub(r"\1", text))}
+
+
+# "Pre-Trained" is "Pretrained", "Multi-Agent" is "Multiagent": a prefix joined by a hyphen is one
+# word (two ViT subsections were "Pre-Trained Vision Transformers" and "Pretrained Vision Transformers")
+_JOINED_PREFIX = re.compile(r"\b(pre|post|re|co|non|semi|sub|multi|un|inter|intra|over|under)[- ](?=[a-z])", re.I)
 
 
 def own_stems(text: str, topic: str) -> set[str]:
