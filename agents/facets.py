@@ -70,7 +70,7 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-
                     r"Baichuan[\w.-]*|Falcon[\w.-]*|OLMo[\w.-]*|Pythia[\w.-]*|BLOOM[\w.-]*|OPT-\d[\w.-]*|"
                     r"Nemotron[\w.-]*|StarCoder[\w.-]*|CodeLlama[\w.-]*|ERNIE[\w.-]*|Yi-\d[\w.-]*|"
                     # vision and speech backbones and detectors, named as what a work uses, not as data
-                    r"ResNet[\w-]*|ResNeXt[\w-]*|ViT[\w/-]*|Swin[\w-]*|ConvNeXt[\w-]*|EfficientNet[\w-]*|"
+                    r"ResNet[\w-]*|ResNeXt[\w-]*|ViT[\w/-]*|Swin(?:V2)?(?:-\w+)?|ConvNeXt[\w-]*|EfficientNet[\w-]*|"
                     r"YOLO[\w.-]*|(?:Faster |Mask |Cascade )?R-CNN|DETR[\w-]*|U-?Net|fastText|PointNet[\w+-]*|"
                     r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINOv2|Whisper[\w.-]*|wav2vec[\w.-]*|"
                     # read in a ViT draft as "evaluation data": DeiT, VideoMAE-B

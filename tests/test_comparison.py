@@ -271,3 +271,15 @@ def test_a_benchmark_the_title_evaluates_on_is_data_and_a_speech_backbone_a_mode
                                        "benchmark reduce CER by 30%."})
     assert "ML-SUPERB 2.0" in facets.data and {"HuBERT", "XLS-R"} <= set(facets.models)
     assert "ML-SUPERB 2.0" not in facets.own_names
+
+
+def test_a_name_that_starts_like_a_backbone_is_still_the_system_s_name():
+    # read in an untuned "code generation" draft: SwingArena's name was taken for the Swin backbone,
+    # so its table row had no name and its own benchmark was listed among "the models it names"
+    from surveygraph.agents.facets import own_names
+
+    title = "SwingArena: Competitive Programming Arena for Long-context GitHub Issue Solving"
+    assert own_names(title, "We present SwingArena, an evaluation framework.") == ["SwingArena"]
+    facets = paper_facets({"title": "Tiny Detectors", "abstract": "We distil Swin-T and SwinV2-B backbones. Results on "
+                                                                   "the COCO benchmark improve accuracy by 2 points."})
+    assert {"Swin-T", "SwinV2-B"} <= set(facets.models) and facets.data == ["COCO"]
