@@ -195,6 +195,8 @@ _DATA_WORDS = re.compile(r"\b(?:bench\w*|datasets?|corpus|corpora|suite|collecti
 _NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[KMB]?-\d+(?:\.\d+)?[KMB]$|^(?:GitHub|HuggingFace|Hugging Face|arXiv|SoTA|SOTA|STEM)$"
                        # compute counts are what a method costs, not what it is evaluated on ("use FLOPs")
                        r"|^(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$"
+                       # detection's average precision and recall ("improve AP by 2 points"): measures
+                       r"|^A[PR](?:\d{2})?$"
                        # a model size and its class ("use 7B LLMs", a v9 reader): not data
                        r"|^\d+(?:\.\d+)?[KMB]\s+[A-Za-z]")
 

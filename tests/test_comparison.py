@@ -125,6 +125,7 @@ def test_one_work_of_each_kind_is_named_not_counted():
     # read in a ViT draft: "Ren et al. use DeiT and ImageNet", "Xiang et al. use VideoMAE-B", "use FLOPs"
     # a v9 reader: "Kachroo et al. [11] use 7B LLMs" listed as evaluation data
     ("We align models. Experiments on 7B LLMs and the AIME benchmark show gains of 3%.", ["AIME"], ["7B LLMs"]),
+    ("We distil detectors. Results on the COCO benchmark improve AP by 2 points and AP50 by 3.", ["COCO"], ["AP", "AP50"]),
     ("We replace attention in DeiT and VideoMAE-B backbones. Experiments on the ImageNet benchmark cut FLOPs by "
      "40% at equal accuracy.", ["ImageNet"], ["DeiT", "VideoMAE-B", "FLOPs"]),
 ])
