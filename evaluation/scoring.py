@@ -135,12 +135,20 @@ def structure_node(state: EvaluationState) -> dict:
 
 def quality_node(state: EvaluationState, config: RunnableConfig) -> dict:
     """The learned offline score, gated by the topic read with the gate's encoder (no LLM)."""
-    from .copying import known_abstracts
     from .quality.metrics import quality_metrics
 
     survey = state["survey"]
-    abstracts = known_abstracts(survey, state.get("retrieved") or [])
+    abstracts = cited_abstracts(survey, state, config)
     return {"results": quality_metrics(survey, encode=gate_encoder(config), abstracts=abstracts)}
+
+
+def cited_abstracts(survey, state: dict, config: RunnableConfig) -> dict[str, str]:
+    """Reference key -> abstract of the cited works: the papers the run retrieved, and any the local
+    paper store holds (copying.stored_abstracts)."""
+    from .copying import known_abstracts, stored_abstracts
+
+    return {**stored_abstracts(survey, _settings(config).store_dir),
+            **known_abstracts(survey, state.get("retrieved") or [])}
 
 
 def gate_encoder(config: RunnableConfig) -> EmbeddingMemo | None:
@@ -171,6 +179,8 @@ def integrity_node(state: EvaluationState, config: RunnableConfig) -> dict:
 
     survey = state["survey"]
     results = list(citation_integrity(survey))
+    # the run's own papers only: claim support embeds every citing sentence, and the default
+    # evaluation (structure and integrity) stays free of embeddings
     abstracts = known_abstracts(survey, state.get("retrieved") or [])
     if not abstracts:  # external drafts: nothing to compare claims with, so no metric at all
         return {"results": results,
