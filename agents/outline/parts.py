@@ -113,6 +113,17 @@ def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], ve
             "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]}
 
 
+def _one_concept(own_a: set[str], own_b: set[str]) -> bool:
+    """Two headings name one concept when what one names beyond the topic is part of the other's."""
+    return bool(own_a) and bool(own_b) and (own_a <= own_b or own_b <= own_a)
+
+
+def _with_new(rows: list[int], more: list[int]) -> list[int]:
+    """``rows`` followed by the rows of ``more`` not already in it."""
+    present = set(rows)
+    return [*rows, *(r for r in more if r not in present)]
+
+
 def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
     """One concept, one subsection. Two subsections where what one names beyond the topic is part of
     what the other names ("Low-Resource Speech" and "Low-Resource Languages" in a speech survey,
@@ -128,7 +139,7 @@ def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
     gone: set[tuple[int, int]] = set()
     for a, (i, j, own_a) in enumerate(subs):
         for i2, j2, own_b in subs[a + 1:]:
-            if not own_a or not own_b or (i, j) in gone or (i2, j2) in gone or not (own_a <= own_b or own_b <= own_a):
+            if (i, j) in gone or (i2, j2) in gone or not _one_concept(own_a, own_b):
                 continue
             first, second = sections[i]["subs"][j], sections[i2]["subs"][j2]
             keep, drop = ((i, j), (i2, j2)) if len(first["rows"]) >= len(second["rows"]) else ((i2, j2), (i, j))
@@ -141,14 +152,13 @@ def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
                     continue
                 keep, drop = drop, keep
             kept, donor = sections[keep[0]]["subs"][keep[1]], sections[drop[0]]["subs"][drop[1]]
-            kept["rows"] = [*kept["rows"], *(r for r in donor["rows"] if r not in set(kept["rows"]))]
+            kept["rows"] = _with_new(kept["rows"], donor["rows"])
             # it reads for both: the works the second subsection would have cited are not lost
             kept["merged"] = kept.get("merged", 1) + donor.get("merged", 1)
             if drop[0] != keep[0]:  # the papers move with the concept to the section that keeps it
                 moved = set(donor["rows"])
                 sections[drop[0]]["rows"] = [r for r in sections[drop[0]]["rows"] if r not in moved]
-                sections[keep[0]]["rows"] = [*sections[keep[0]]["rows"],
-                                             *(r for r in donor["rows"] if r not in set(sections[keep[0]]["rows"]))]
+                sections[keep[0]]["rows"] = _with_new(sections[keep[0]]["rows"], donor["rows"])
             gone.add(drop)
     for i, section in enumerate(sections):
         section["subs"] = [sub for j, sub in enumerate(section["subs"]) if (i, j) not in gone]
@@ -169,14 +179,14 @@ def merge_duplicate_sections(sections: list[dict], topic: str) -> list[dict]:
             if i in gone or j in gone:
                 continue
             own_i, own_j = own_stems(sections[i]["title"], topic), own_stems(sections[j]["title"], topic)
-            if not own_i or not own_j or not (own_i <= own_j or own_j <= own_i):
+            if not _one_concept(own_i, own_j):
                 continue
             if own_i == own_j:
                 keep, drop = (i, j) if len(sections[i]["rows"]) >= len(sections[j]["rows"]) else (j, i)
             else:
                 keep, drop = (i, j) if own_i < own_j else (j, i)
             kept, donor = sections[keep], sections[drop]
-            kept["rows"] = [*kept["rows"], *(r for r in donor["rows"] if r not in set(kept["rows"]))]
+            kept["rows"] = _with_new(kept["rows"], donor["rows"])
             titles = {normalize_title(sub["title"]) for sub in kept["subs"]}
             kept["subs"] = [*kept["subs"], *(sub for sub in donor["subs"] if normalize_title(sub["title"]) not in titles)]
             gone.add(drop)
