@@ -50,7 +50,8 @@ _OUR_START = re.compile(r"^our\s+", re.I)
 # ..."); quoted alone, the sentence has no previous one, so the connective goes.
 _CONNECTIVE = re.compile(r"^(?:Further|Furthermore|Moreover|In addition|Additionally|Besides|Also|However|Meanwhile|"
                          r"Thus|Therefore|Hence|Consequently|Finally|Lastly|Then|Next|Yet|But|Still|Nevertheless|"
-                         r"Nonetheless|Instead|Accordingly|To this end|In this context|In particular)\s*,\s+(?=\S)")
+                         r"Nonetheless|Instead|Accordingly|To this end|In this context|In particular|So|As a result|In turn|"
+                         r"In doing so|By doing so)\s*,\s+(?=\S)")
 # Words that start a sentence as a determiner or adjective before a capitalised term ("Existing
 # Reinforcement Learning from Human Feedback methods ..."): lower-cased after "that" even so.
 _SENTENCE_OPENERS = {"existing", "current", "recent", "most", "many", "modern", "prior", "previous", "conventional",

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..sanitize import looks_like_injection, untrusted
 from .attribution import standalone
-from .text import sentences
+from .text import sentences, strip_section_labels
 
 Encoder = Callable[[Sequence[str]], np.ndarray]
 
@@ -138,7 +138,7 @@ def candidate_sentences(papers: Sequence[dict]) -> list[Candidate]:
     """Usable, role-tagged sentences of every paper's whole abstract (local keys 1..K)."""
     out = []
     for key, paper in enumerate(papers, start=1):
-        said = sentences(_plain(_ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or ""))))
+        said = sentences(_plain(strip_section_labels(_ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or "")))))
         for position, raw in enumerate(said):
             if looks_like_injection(raw):
                 continue
@@ -202,7 +202,7 @@ LIMIT_CUES = re.compile(r"\b(?:fails?|failures?|cannot|unable|remains? (?:an? )?
                         r"do not|not yet|struggl\w*|lacks?|insufficient\w*|brittle|hinder\w*|shortcomings?|drawbacks?|"
                         r"costly|expensive|bottlenecks?)\b", re.I)
 _FIXES = re.compile(r"\b(?:address\w*|overcom\w*|mitigat\w*|solv\w*|tackl\w*|alleviat\w*|resolv\w*|remed\w*|bridg\w*|"
-                    r"fill\w*|eliminat\w*|avoid\w*|reduc\w*|without)\s+(?:\w+\s+){0,4}?(?:the\s+)?(?:key\s+)?"
+                    r"fill\w*|eliminat\w*|avoid\w*|reduc\w*|without)\s+(?:[\w-]+\s+){0,4}?(?:the\s+)?(?:key\s+)?"
                     r"(?:limitations?|shortcomings?|failures?|drawbacks?|bottlenecks?|gaps?|challenges?)\b", re.I)
 
 

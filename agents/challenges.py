@@ -25,7 +25,7 @@ from .attribution import attribute, paper_handle
 from .candidates import Candidate, candidate_sentences
 from .facets import paper_facets
 from .outline.names import stem
-from .text import and_list, count_words, said_before, sentence_key
+from .text import and_list, said_before, sentence_key
 from .trends import CHALLENGE_PATTERNS, excerpt
 
 SECTION_TITLE = "Open Challenges and Future Directions"
@@ -136,10 +136,11 @@ def kind_text(kind: ChallengeKind, sections: list[dict], papers: dict, cite, sai
     reporting progress on it."""
     ids = [pid for pid, _ in kind.reporters]
     where = _sections_of(ids, sections)
-    place = (f", in Section {where[0]} ({sections[where[0] - 2]['title']})" if len(where) == 1 else
-             f", across Sections {and_list([str(n) for n in where])}" if where else "")
-    lead = (f"{count_words(len(ids)).capitalize()} of the surveyed works {cite.many(ids)} report "
-            f"{kind.name} as a challenge{place}.")
+    place = (f" in Section {where[0]} ({sections[where[0] - 2]['title']})" if len(where) == 1 else
+             f" across Sections {and_list([str(n) for n in where])}" if where else "")
+    # no tally ("Five of the surveyed works report ..."): the citations say how many
+    who = "one work" if len(ids) == 1 else "works"
+    lead = f"{kind.name[:1].upper()}{kind.name[1:]} is a challenge reported by {who}{place} {cite.many(ids)}."
     quotes = _fresh_quotes(kind.reporters, MAX_QUOTED, "point out", papers, cite, said)
     if not quotes:
         return ""
@@ -147,9 +148,8 @@ def kind_text(kind: ChallengeKind, sections: list[dict], papers: dict, cite, sai
     progress = _fresh_quotes(kind.addressing, MAX_ADDRESSING, "report", papers, cite, said)
     if progress:
         n = len(kind.addressing)
-        lead = (f"{count_words(n).capitalize()} other surveyed work{'s' if n > 1 else ''} "
-                f"{cite.many([pid for pid, _ in kind.addressing])} report{'' if n > 1 else 's'} progress on it"
-                + (", among them:" if n > len(progress) else "."))
+        lead = (f"Progress on it is reported by {'another work' if n == 1 else 'other works'} "
+                f"{cite.many([pid for pid, _ in kind.addressing])}" + (", among them:" if n > len(progress) else "."))
         paragraphs.append(" ".join([lead, *progress]))
     else:
         paragraphs.append(f"None of the other surveyed works reports progress on {kind.name} in its abstract, "

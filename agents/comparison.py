@@ -133,18 +133,13 @@ def _grouped(group: Sequence[Work], values: Callable[[Work], list[str]], lead: s
     return f"{lead} {and_list(parts)}."
 
 
-def metric_sentence(group: Sequence[Work]) -> str:
-    """The measures the abstracts name, grouped by the works that name them."""
-    return _grouped(group, lambda w: w.facets.metrics, "Results are reported in")
-
-
 def model_sentence(group: Sequence[Work]) -> str:
     """The foundation models the abstracts name (built on or compared with)."""
     return _grouped(group, lambda w: w.facets.models, "The models their abstracts name are")
 
 
 def evaluation_sentences(group: Sequence[Work], banned: set[str]) -> list[str]:
-    """What the works evaluate on and with: shared and separate data, measures, named models.
+    """What the works evaluate on and with: shared and separate data and named models.
     The topic's own words ("VLA") are not a dataset any work evaluates on, nor a model its works
     name ("The models their abstracts name are ViT ... and ViTs" in a survey of vision transformers)."""
     def own(name: str) -> bool:
@@ -154,5 +149,9 @@ def evaluation_sentences(group: Sequence[Work], banned: set[str]) -> list[str]:
                                        models=[m for m in w.facets.models if not own(m)])) for w in group]
     if len(group) < 2:
         return []
-    said = [*data_sentences(group), metric_sentence(group), model_sentence(group)]
+    # The measures are not listed here: an abstract's "accuracy" is as often a claim ("camera-control
+    # accuracy") as a reported measure, and "Results are reported in accuracy (...)" in every
+    # subsection was what blind readers quoted as template; the tables and the datasets-and-metrics
+    # section give them per work.
+    said = [*data_sentences(group), model_sentence(group)]
     return [s for s in said if s]

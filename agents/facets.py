@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..sanitize import untrusted
-from .text import sentences
+from .text import sentences, strip_section_labels
 
 KINDS = ("survey", "benchmark", "study", "method")  # or "" when neither title nor abstract says
 # "review" as a kind of paper, not the reviews a method reads ("Review-driven Retrieval", "Review-Distilled
@@ -116,7 +116,7 @@ class Facets:
 
 
 def _abstract(paper: dict) -> str:
-    return " ".join(untrusted(paper.get("abstract") or "").split())
+    return " ".join(strip_section_labels(untrusted(paper.get("abstract") or "")).split())
 
 
 def contribution_kind(title: str, abstract: str) -> str:
@@ -205,7 +205,9 @@ def _initials_match(acronym: str, words: list[str]) -> bool:
     """Whether ``acronym``'s letters are the initials of the last words before it (a hyphenated
     word counts its parts: "Retrieval-Augmented Generation (RAG)")."""
     letters = re.sub(r"s$", "", re.sub(r"[^A-Za-z]", "", acronym)).lower()
-    for parts in (words, [p for w in words for p in w.split("-") if p]):  # "Omni-modal" gives O or O, M
+    # "Omni-modal" gives O or O, M; "Human Video Generation in 4D (HVG)": small words and numbers skipped
+    skipped = [w for w in words if len(w) > 1 and w.lower() not in {"in", "of", "for", "with", "on", "the", "and", "to"}]
+    for parts in (words, [p for w in words for p in w.split("-") if p], skipped):
         for k in range(1, min(len(parts), len(letters) + 2) + 1):
             if "".join(p[0].lower() for p in parts[-k:] if p[0].isalpha()) == letters:
                 return True
@@ -255,7 +257,7 @@ def defined_terms(abstract: str) -> set[str]:
     return set(_definitions(abstract))
 
 
-def _data_names(said: list[str], exclude: set[str]) -> list[str]:
+def _data_names(said: list[str], exclude: set[str], own: Sequence[str] = ()) -> list[str]:
     text = " ".join(said)
     defined = defined_terms(text)
     found: list[str] = []
@@ -278,6 +280,10 @@ def _data_names(said: list[str], exclude: set[str]) -> list[str]:
                     or name in defined or name.rstrip("s") in defined or name.rstrip("s") in _GENERIC_NAMES
                     or all(w in _GENERIC_NAMES for w in name.split()) or _metrics(name) or name in exclude
                     or _MODEL.fullmatch(name) or len(name) < 2 or name in found
+                    # a variant of the work's own system ("FrameDiT-H" of FrameDiT) is the system
+                    or any(name.startswith(f"{o}-") for o in own)
+                    # a plural acronym is a class of models ("RLLMs", "MLRMs"), not one dataset
+                    or _PLURAL_ACRONYM.fullmatch(name)
                     or (name.endswith("s") and name[:-1] in found)):
                 continue
             found.append(name)
@@ -304,7 +310,9 @@ def result_clause(sentence: str) -> str:
     return clause
 
 
-def paper_facets(paper: dict) -> Facets:
+def paper_facets(paper: dict, not_data: set[str] | frozenset = frozenset()) -> Facets:
+    """The facets of one paper. ``not_data``: names the topic's literature uses as tools
+    (agents/name_roles.py), never read as evaluation data."""
     title = " ".join(untrusted(paper.get("title") or "", 300).split())
     abstract = _abstract(paper)
     said = sentences(abstract)
@@ -316,7 +324,7 @@ def paper_facets(paper: dict) -> Facets:
         if name not in models and name not in mine:
             models.append(name)
     result = next((c for c in (result_clause(s) for s in said) if c), "")
-    return Facets(kind=contribution_kind(title, abstract), data=_data_names(said, set(mine) | set(models)),
+    return Facets(kind=contribution_kind(title, abstract), data=_data_names(said, set(mine) | set(models) | set(not_data), mine),
                   models=models, metrics=_metrics(abstract), result=result, own_names=mine)
 
 

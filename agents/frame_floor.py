@@ -89,7 +89,8 @@ def frame_facts(state: dict) -> dict:
             "tables": bool(survey.get("tables")), "candidates": relevance.get("candidates"),
             "relevance": bool(relevance.get("enabled")), "corpus": relevance.get("corpus") or {},
             "on_topic": relevance.get("kept"), "rounds": len(relevance.get("rounds") or []),
-            "estimate": (relevance.get("estimated_on_topic") or {}).get("on_topic")}
+            "estimate": (relevance.get("estimated_on_topic") or {}).get("on_topic"),
+            "not_data": sorted(relevance.get("not_data") or ())}
 
 
 @dataclass
@@ -108,7 +109,7 @@ def survey_overview(facts: dict, papers: dict) -> Overview:
     ids = list(dict.fromkeys(pid for section in sections for pid in section))
     if not ids:
         return Overview([[] for _ in sections], [], None, [], [])
-    facets = {pid: paper_facets(papers[pid]) for pid in ids}
+    facets = {pid: paper_facets(papers[pid], set(facts.get("not_data") or ())) for pid in ids}
     stated = challenge_statements(ids, papers)
     return Overview(distinctive_phrases(sections, papers, banned) if len(sections) > 1 else [[] for _ in sections],
                     crosscutting_phrases(sections, papers, banned) if len(sections) > 1 else [],
@@ -252,15 +253,10 @@ def _kinds_sentence(practice: Practice) -> str:
     return f"Of the {practice.works} works, {and_list(parts)}{rest}."
 
 
-def _share(n: int, total: int) -> str:
-    return "none" if n == 0 else "all" if n == total else count_words(n)
-
-
 def _practice_sentences(practice: Practice, cite: Citer) -> list[str]:
-    total = practice.works
-    out = [f"Evaluation practice varies: {_share(len(practice.with_data), total)} of the {total} works name "
-           f"their evaluation data in the abstract, {_share(len(practice.with_metric), total)} name a measure and "
-           f"{_share(len(practice.with_result), total)} state a result as a figure."]
+    # How many abstracts name data, measures or figures is said once, in the datasets-and-metrics
+    # section; repeated here it was read as counting in place of synthesis (blind readers, v10).
+    out = []
     if practice.data:
         shared = and_list([f"{name} ({len(ids)} works {cite.many(ids[:MAX_CITED])})" for name, ids in practice.data])
         out.append(f"The data most shared across the survey are {shared}.")

@@ -111,7 +111,7 @@ def evaluation_section_of(facts: dict, papers: dict, cite: Citer, table_number: 
     ids = list(dict.fromkeys(pid for s in facts["sections"] for pid in s["papers"] if pid in papers))
     if not ids:
         return None
-    facets = {pid: paper_facets(papers[pid]) for pid in ids}
+    facets = {pid: paper_facets(papers[pid], set(facts.get("not_data") or ())) for pid in ids}
     return evaluation_section(ids, facets, facts["sections"], papers, cite, topic_words(facts["topic"]), table_number)
 
 

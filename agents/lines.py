@@ -12,7 +12,6 @@ discussed together after the lines. Every clause comes from the work it cites.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -27,10 +26,13 @@ from .text import and_list, count_words
 KIND_LINES = {"survey": "surveys and reviews", "benchmark": "benchmarks and datasets", "study": "empirical studies"}
 KIND_LEADS = {"survey": "Among the surveys and reviews {cites}, ", "benchmark": "Among the benchmarks and datasets {cites}, ",
               "study": "Among the empirical studies {cites}, "}
-# Rotated so that a subsection with several lines does not repeat one frame.
-PHRASE_LEADS = ("{count} works centre on {phrase} {cites}", "A further {n} works share a focus on {phrase} {cites}",
-                "{Phrase} is the common thread of {n} works {cites}", "{count} works turn to {phrase} {cites}")
-MENTION_LEADS = ("{count} works all deal with {phrase} {cites}", "{count} further works involve {phrase} {cites}")
+# Rotated so that a subsection with several lines does not repeat one frame. A count is said for two
+# works only: "Four works all deal with X [1, 2, 3, 4]" restates the citation list, and blind readers
+# quoted such tallies as the mark of a machine-assembled text.
+# The phrase is never the subject: "Jailbreak attacks is ..." would need its number.
+PHRASE_LEADS = ("{Several} works centre on {phrase} {cites}", "Another line of work focuses on {phrase} {cites}",
+                "The common thread of {cites} is {phrase}", "{Several} works turn to {phrase} {cites}")
+MENTION_LEADS = ("{Several} works deal with {phrase} {cites}", "Another group of works deals with {phrase} {cites}")
 CONTRASTS = (", whereas ", ", while ", "; by contrast, ")
 # Design choices that exclude each other: works on both sides are contrasted explicitly.
 SharedPhrase = Callable[[int, int], "tuple[str, bool] | None"]
@@ -91,17 +93,16 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
 def lead_sentence(line: WorkLine, turn: int, first: bool = False) -> str:
     """The sentence that opens a line's paragraph; for a kind of contribution, the lead-in of the
     paragraph's first sentence ("Among the surveys and reviews [2, 3], ..."). The ``first`` line's
-    frame says no "further" (no line came before it)."""
-    count, n = _capital(count_words(len(line.keys))), count_words(len(line.keys))
+    frame says "one line", not "another" (no line came before it)."""
+    several = "Two" if len(line.keys) == 2 else "Several"
     if line.kind == "kind":
         return KIND_LEADS[line.lead_kind].format(cites=cites(line.keys))
     if line.kind == "trait":
-        return f"{count} works {cites(line.keys)} {TRAIT_PHRASES[line.lead_kind]}."
+        return f"{several} works {cites(line.keys)} {TRAIT_PHRASES[line.lead_kind]}."
     frames = PHRASE_LEADS if line.titled else MENTION_LEADS
-    text = frames[turn % len(frames)].format(count=count, n=n, phrase=line.label, Phrase=_capital(line.label),
-                                            cites=cites(line.keys))
+    text = frames[turn % len(frames)].format(Several=several, phrase=line.label, cites=cites(line.keys))
     if first:
-        text = _capital(re.sub(r"^A further |\bfurther ", "", text))
+        text = text.replace("Another line of work", "One line of work").replace("Another group", "One group")
     return text + "."
 
 

@@ -59,24 +59,18 @@ def theme_phrase(title: str) -> str:
     return in_sentence(untrusted(title, 160).rstrip("."))
 
 
-def _years(papers: Sequence[dict]) -> str:
-    years = sorted({int(p["year"]) for p in papers if str(p.get("year") or "").isdigit()})
-    if not years:
-        return ""
-    return f", published in {years[0]}" if len(years) == 1 else f", published between {years[0]} and {years[-1]}"
-
-
 def _listing(papers: Sequence[dict], keys: Sequence[int]) -> str:
     return and_list([f"{paper_handle(papers[k - 1])[0]} [{k}]" for k in keys])
 
 
 def opening_sentence(title: str, papers: Sequence[dict], *, list_works: bool) -> str:
-    """Names the theme, how many works the subsection covers and their years: facts only. With
-    ``list_works`` (nothing else to say) it also names and cites every work."""
+    """Names the theme and how many works the subsection covers: facts only. With ``list_works``
+    (nothing else to say) it also names and cites every work. The years are not repeated here: the
+    introduction states the survey's span once, and blind readers quoted "published between 2025 and
+    2026", said in every subsection, as the mark of a template."""
     noun = "work" if len(papers) == 1 else "works"
     listing = f": {_listing(papers, range(1, len(papers) + 1))}" if list_works else ""
-    return (f"This subsection reviews {count_words(len(papers))} {noun} on {theme_phrase(title)}"
-            f"{_years(papers)}{listing}.")
+    return f"This subsection reviews {count_words(len(papers))} {noun} on {theme_phrase(title)}{listing}."
 
 
 def uncovered_sentence(papers: Sequence[dict], keys: Sequence[int]) -> str:
@@ -86,16 +80,16 @@ def uncovered_sentence(papers: Sequence[dict], keys: Sequence[int]) -> str:
 
 
 def map_sentence(lines, rest: list[int]) -> str:
-    """'Grouped by what they share, the works form three lines: A [1, 2], B [3, 4] and C [5, 6];
-    two further works [7, 8] follow.' Not for one kind of contribution alone (the kinds sentence
-    already says it)."""
+    """'Three lines of work run through them: A [1, 2], B [3, 4] and C [5, 6]; two further works [7, 8]
+    follow.' Not for one kind of contribution alone (the kinds sentence already says it)."""
     if not lines or (len(lines) == 1 and lines[0].kind == "kind"):
         return ""
     parts = and_list([f"{line.label} {cites(line.keys)}" for line in lines])
-    noun = "line" if len(lines) == 1 else "lines"
     tail = (f"; {count_words(len(rest))} further work{'s' if len(rest) > 1 else ''} {cites(rest)} "
             f"follow{'s' if len(rest) == 1 else ''}" if rest else "")
-    return f"Grouped by what they share, the works form {count_words(len(lines))} {noun}: {parts}{tail}."
+    if len(lines) == 1:
+        return f"One line of work runs through them, {parts}{tail}."
+    return f"{count_words(len(lines)).capitalize()} lines of work run through them: {parts}{tail}."
 
 
 def shared_phrase_finder(texts: list[str], titles: list[str], banned: set[str]):
@@ -250,12 +244,14 @@ def _limitations(digests: list[Digest], statements: Statements, papers: Sequence
 
 
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,
-               per_paper: int = 2, topic: str = "", topic_terms: set[str] | frozenset = frozenset()) -> str:
+               per_paper: int = 2, topic: str = "", topic_terms: set[str] | frozenset = frozenset(),
+               not_data: set[str] | frozenset = frozenset()) -> str:
     """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order).
-    ``topic_terms``: the topic's mined variants ("vit"), banned from lines as its words are."""
+    ``topic_terms``: the topic's mined variants ("vit"), banned from lines as its words are;
+    ``not_data``: names the topic's literature uses as tools, never evaluation data."""
     if not papers:
         return ""
-    facets = [paper_facets(p) for p in papers]
+    facets = [paper_facets(p, not_data) for p in papers]
     # the topic's words in either number: "vision transformer" and "ViTs" are the topic too
     banned = topic_words(topic) | topic_words(title) | set(topic_terms)
     banned |= {w[:-1] for w in banned if w.endswith("s") and len(w) > 3} | {f"{w}s" for w in banned}

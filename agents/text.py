@@ -83,6 +83,20 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(text.strip()) if s.strip()]
 
 
+# The section labels of a structured abstract ("BACKGROUND: ...", "Methods: ..."): headings of the
+# source, not words of its sentences ("X report that BACKGROUND: Recent studies ...", a v10 reader).
+_ABSTRACT_SECTION = re.compile(r"(?:(?<=^)|(?<=[.!?]\s)|(?<=\s\s))(?:BACKGROUND|INTRODUCTION|MOTIVATION|CONTEXT|"
+                               r"OBJECTIVES?|PURPOSE|AIMS?|METHODS?|MATERIALS AND METHODS|DESIGN|SETTING|PARTICIPANTS|"
+                               r"RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION|SIGNIFICANCE|IMPORTANCE|"
+                               r"Background|Objectives?|Purpose|Aims?|Materials and Methods|Methods|Results|Findings|Conclusions?)"
+                               r"\s*(?:AND [A-Z]+\s*)?:\s+(?=[A-Z0-9])")
+
+
+def strip_section_labels(abstract: str) -> str:
+    """An abstract without its structured-abstract labels ("BACKGROUND:", "Results:")."""
+    return _ABSTRACT_SECTION.sub("", abstract)
+
+
 NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 

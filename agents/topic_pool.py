@@ -20,6 +20,8 @@ from ..memory.store import paper_dump, remember_papers
 from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_literature_pool, key_phrases, rebuild_judge
 from ..retrieval.topic_judge import PaperRecord
 from .deps import GenerationDeps
+from .facets import paper_facets
+from .name_roles import is_tool, name_mentions
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
 SHORT_SURVEY = 40  # up to this many on-topic papers the survey says it is short, and why
@@ -98,6 +100,8 @@ def topic_pool(topic: str, deps: GenerationDeps, *, on_progress=None) -> TopicPo
               # older readers of the record (the outline floor's topic words)
               "concepts": [{"phrase": f.phrase, "variants": [form for u in f.units for form in u.forms]}
                            for f in pool.judge.facets]}
+    dumps = _dumps(kept, deps)
+    record["not_data"] = misread_tools(list(pool.texts.values()), dumps.values())
     shape = survey_shape(len(kept), deps)
     notes = []
     if len(pool.kept) <= SHORT_SURVEY or shape["reason"] != "as configured":
@@ -108,7 +112,20 @@ def topic_pool(topic: str, deps: GenerationDeps, *, on_progress=None) -> TopicPo
     if len(pool.kept) > len(kept):
         notes.append({"node": "gather_topic_context", "reason": f"memory M holds the {len(kept)} most probable of "
                       f"{len(pool.kept)} on-topic papers (generation.memory_limit)"})
-    return TopicPool(kept, _dumps(kept, deps), record, shape, notes)
+    return TopicPool(kept, dumps, record, shape, notes)
+
+
+def misread_tools(texts: list[tuple[str, str]], papers) -> list[str]:
+    """Names the kept papers' abstracts would give as evaluation data that the pool's candidates
+    (``texts``: titles and abstracts) use as tools: models, methods, systems (agents/name_roles.py)."""
+    named = {name for paper in papers for name in paper_facets(paper).data}
+    roles = name_mentions(texts)
+    return sorted(name for name in named if is_tool(name, roles))
+
+
+def not_data(relevance: dict | None) -> set[str]:
+    """The run's names that are tools, never evaluation data (``misread_tools``); none for older runs."""
+    return set((relevance or {}).get("not_data") or ())
 
 
 def topic_terms(relevance: dict | None) -> set[str]:

@@ -66,7 +66,8 @@ def floor_text(task: dict, deps: GenerationDeps) -> str:
     sub = task["subsection"]
     return synthesize(sub.get("title", ""), task["papers"], description=sub.get("description", ""),
                       encode=subsection_encoder(deps), per_paper=deps.settings.generation.synthesis_per_paper,
-                      topic=task.get("topic", ""), topic_terms=set(task.get("topic_terms") or ()))
+                      topic=task.get("topic", ""), topic_terms=set(task.get("topic_terms") or ()),
+                      not_data=set(task.get("not_data") or ()))
 
 
 def citation_problems(text: str, n_papers: int) -> list[str]:

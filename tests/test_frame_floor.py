@@ -189,9 +189,9 @@ def test_frame_lays_out_the_taxonomy_and_draws_the_sections_together(tmp_path, s
     assert {kind for kind in HEADINGS if f"{kind} (" in named} == written, named  # no kind the section left out
     for sub in challenges["subsections"]:
         kind = kind_of[sub["title"]]
-        lead = re.match(r"\w+ of the surveyed works \[([\d, ]+)\] report (.+?) as a challenge", sub["text"])
-        assert lead and lead.group(2) == kind, sub["text"]
-        for n in lead.group(1).split(", "):
+        lead = re.match(r"(.+?) is a challenge reported by (?:one work|works)[^\[]*\[([\d, ]+)\]", sub["text"])
+        assert lead and lead.group(1).lower() == kind.lower(), sub["text"]
+        for n in lead.group(2).split(", "):
             assert CHALLENGE_PATTERNS[kind].search(text_of[int(n)]), (kind, n)
     # nothing the body said is said again; every citation resolves; the corpus window is stated
     said: set[str] = set()

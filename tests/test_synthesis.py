@@ -105,7 +105,7 @@ def test_attribution_is_in_the_sentence_and_in_the_third_person():
         "The work", "the work")  # no authors: a title handle
     assert not re.search(r"\b(?:we|our|us)\b", text, re.I)
     opening = sentences(text)[0]
-    assert opening == "This subsection reviews four works on dense and sparse retrieval, published between 2025 and 2026."
+    assert opening == "This subsection reviews four works on dense and sparse retrieval."
 
 
 def test_paragraphs_run_contributions_findings_evaluation_limitations():
@@ -129,7 +129,7 @@ def test_works_of_a_line_are_set_side_by_side(shared_data):
                            "2601.03014")
     text = synthesize("Hallucination Mitigation", papers, topic="Hallucination in Large Language Models")
     opening = text.split("\n\n")[0]
-    assert re.search(r"the works form \w+ lines: .*contrastive decoding \[1, 2\]", opening, re.I), opening
+    assert re.search(r"\w+ lines of work run through them: .*contrastive decoding \[1, 2\]", opening, re.I), opening
     pair = next(s for s in sentences(text) if set(cited(s)) == {1, 2} and re.search(r"whereas|while|by contrast", s))
     assert re.search(r"\[\d\] (?:propose|introduce)s? .+(?:, whereas|, while|; by contrast,) .+\[\d\] (?:propose|introduce)",
                      pair), pair
@@ -228,9 +228,9 @@ def test_a_paper_without_usable_sentences_is_still_named_and_cited():
 
 def test_single_paper_and_no_abstract():
     one = synthesize("Abstention", CLEAN_PAPERS[3:])
-    assert one.startswith("This subsection reviews one work on abstention, published in 2026")
+    assert one.startswith("This subsection reviews one work on abstention.")
     bare = synthesize("Empty", [{"title": "No Abstract Here", "authors": ["Ann Kim"], "year": 2025}])
-    assert bare == "This subsection reviews one work on empty, published in 2025: Kim [1]."
+    assert bare == "This subsection reviews one work on empty: Kim [1]."
     assert synthesize("Nothing", []) == ""
 
 
@@ -271,8 +271,10 @@ def test_first_line_of_work_is_no_further_line():
     line = WorkLine("phrase", "medical image segmentation", [1, 2, 3])
     for turn in range(4):  # every rotated frame
         first = lead_sentence(line, turn, first=True)
-        assert "further" not in first and first[:1].isupper(), first
-    assert any("further" in lead_sentence(line, turn) for turn in range(4))
+        assert not re.search(r"\b(?:further|another|also)\b", first, re.I) and first[:1].isupper(), first
+    assert any(re.search(r"\b(?:another|also)\b", lead_sentence(line, turn), re.I) for turn in range(4))
+    # no tally that restates the citation list: "Three works centre on X [1, 2, 3]"
+    assert not any(re.search(r"\bthree\b|\b3 works", lead_sentence(line, turn), re.I) for turn in range(4))
 
 
 def test_connectives_pointing_back_and_broken_words_leave_no_trace():
