@@ -66,8 +66,8 @@ TRAITS = {
     "training-free": re.compile(r"\btraining-free\b|\bplug-and-play\b|\bwithout (?:any |requiring |the need for )?"
                                 r"(?:additional |extra |further |re-?|model )?(?:training|fine-tuning|retraining)\b", re.I),
     "fine-tuning": re.compile(r"\bfine-?tun\w*|\binstruction[- ]tun\w*|\bsupervised fine\b", re.I),
-    "reinforcement learning": re.compile(r"\breinforcement learning\b|\bGRPO\b|\bPPO\b|\breward (?:model|signal)s?\b",
-                                         re.I),
+    "reinforcement learning": re.compile(r"\breinforcement learning\b|\bRL(?:VR|HF|AIF)?\b|\bGRPO\b|\bPPO\b|"
+                                         r"\breward (?:model|signal)s?\b", re.I),
     "internal signals": re.compile(r"\b(?:hidden|internal) (?:states?|representations?|activations?|signals?)\b|"
                                    r"\battention (?:heads?|maps?|weights?)\b|\blogits?\b", re.I),
     "black-box access": re.compile(r"\bblack-box\b", re.I),
@@ -106,6 +106,9 @@ class Digest:
     contribution: Contribution | None
     traits: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)  # the system names the work gives itself
+    # traits its abstract names anywhere (not only in its method sentences): a work that says "a
+    # novel RL-based method" in its contribution is never the one "not" using RL
+    mentions: list[str] = field(default_factory=list)
 
     @property
     def marker(self) -> str:
@@ -225,4 +228,5 @@ def digest(key: int, paper: dict, abstract_sentences: list[str], method_sentence
         contribution(abstract_sentences, names)
     # A survey's design choices are the surveyed works': "Of these, only [survey] use reinforcement
     # learning" (read in a v4 panel draft) credits it with what it reviews.
-    return Digest(key, handle, plural, found, [] if kind == "survey" else traits(method_sentences), list(names))
+    return Digest(key, handle, plural, found, [] if kind == "survey" else traits(method_sentences), list(names),
+                  traits(abstract_sentences))

@@ -76,6 +76,9 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-
                     # read in a ViT draft as "evaluation data": DeiT, VideoMAE-B
                     r"DeiT[\w-]*|BEiT[\w-]*|VideoMAE[\w-]*|MobileNet[\w-]*|RegNet[\w-]*|DenseNet[\w-]*|VGG[\w-]*|"
                     r"Mamba[\w-]*|m?HuBERT[\w-]*|WavLM[\w-]*|data2vec[\w.-]*|Conformer[\w-]*|XLS-R)(?![\w-])")
+# Spelled in any case ("MobilenetV2"), a backbone is no evaluation data either; nor is a family's name
+# before a word ("Swin Transformer", "Llama 3"): "Moon et al. use Swin Transformer" (a v11 reader).
+_MODEL_ANY_CASE = re.compile(_MODEL.pattern, re.I)
 # A name: CamelCase (HotpotQA), capitals (NQ, MS MARCO) or letters with digits (2WikiMultiHopQA).
 _NAME = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[a-z]?[\w-]*|[0-9]+[A-Z][\w-]*|[A-Z][a-z]*-\d[\w.-]*)"
                    r"(?:\s(?:[A-Z]{2,}[\w-]*|\d[\w.]*))?(?![\w-])")
@@ -103,6 +106,27 @@ _RESULT_VERB = re.compile(r"\b(?:improv\w*|outperform\w*|reduc\w*|increas\w*|ach
                           r"lower\w*|cuts?|speed\w*|raises?|decreas\w*|exceed\w*|attain\w*|reach\w*|halv\w*)\b", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|fold\b|\s?percent\b|\s?points?\b|\s?pp\b|percentage points)")
 MAX_RESULT_WORDS = 16  # a result clause longer than this is a sentence, not a table cell
+
+
+@dataclass(frozen=True)
+class KnownNames:
+    """What the literature around the topic says names are (agents/name_roles.py): ``tools``
+    (models, methods, systems) are never a work's evaluation data, ``data`` (benchmarks, datasets)
+    never the name of its own system."""
+
+    tools: frozenset[str] = frozenset()
+    data: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_record(cls, record: dict | None) -> "KnownNames":
+        record = record or {}
+        return cls(frozenset(record.get("tools") or ()), frozenset(record.get("data") or ()))
+
+    def to_record(self) -> dict:
+        return {"tools": sorted(self.tools), "data": sorted(self.data)}
+
+
+NO_KNOWN_NAMES = KnownNames()
 
 
 @dataclass
@@ -279,7 +303,8 @@ def _data_names(said: list[str], exclude: set[str], own: Sequence[str] = ()) -> 
             if (_NOT_DATA.match(name) or re.search(r"-[a-z]+$|[\s-]\d+(?:\.\d+)?[BM]$", name)
                     or name in defined or name.rstrip("s") in defined or name.rstrip("s") in _GENERIC_NAMES
                     or all(w in _GENERIC_NAMES for w in name.split()) or _metrics(name) or name in exclude
-                    or _MODEL.fullmatch(name) or len(name) < 2 or name in found
+                    or _MODEL_ANY_CASE.fullmatch(name) or _MODEL.fullmatch(name.split()[0]) or len(name) < 2
+                    or name in found
                     # a variant of the work's own system ("FrameDiT-H" of FrameDiT) is the system
                     or any(name.startswith(f"{o}-") for o in own)
                     # a plural acronym is a class of models ("RLLMs", "MLRMs"), not one dataset
@@ -310,13 +335,12 @@ def result_clause(sentence: str) -> str:
     return clause
 
 
-def paper_facets(paper: dict, not_data: set[str] | frozenset = frozenset()) -> Facets:
-    """The facets of one paper. ``not_data``: names the topic's literature uses as tools
-    (agents/name_roles.py), never read as evaluation data."""
+def paper_facets(paper: dict, known: KnownNames = NO_KNOWN_NAMES) -> Facets:
+    """The facets of one paper; ``known``: what the topic's literature says names are."""
     title = " ".join(untrusted(paper.get("title") or "", 300).split())
     abstract = _abstract(paper)
     said = sentences(abstract)
-    mine = own_names(title, abstract)
+    mine = [name for name in own_names(title, abstract) if name not in known.data]
     models = []
     for match in _MODEL.finditer(abstract):
         # "Vicuna-revealing", "GPT-4V-aided": a lost space before the next word, not part of the name
@@ -324,7 +348,7 @@ def paper_facets(paper: dict, not_data: set[str] | frozenset = frozenset()) -> F
         if name not in models and name not in mine:
             models.append(name)
     result = next((c for c in (result_clause(s) for s in said) if c), "")
-    return Facets(kind=contribution_kind(title, abstract), data=_data_names(said, set(mine) | set(models) | set(not_data), mine),
+    return Facets(kind=contribution_kind(title, abstract), data=_data_names(said, set(mine) | set(models) | known.tools, mine),
                   models=models, metrics=_metrics(abstract), result=result, own_names=mine)
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .attribution import attribute, paper_handle
 from .candidates import candidate_sentences
-from .facets import paper_facets
+from .facets import KnownNames, paper_facets
 from .outline.names import topic_words
 from .text import CITATION_MARKER, and_list, count_words, marker_numbers, said_before, sentence_key
 from .trends import (Practice, challenge_statements, challenge_themes, crosscutting_phrases, distinctive_phrases,
@@ -90,7 +90,7 @@ def frame_facts(state: dict) -> dict:
             "relevance": bool(relevance.get("enabled")), "corpus": relevance.get("corpus") or {},
             "on_topic": relevance.get("kept"), "rounds": len(relevance.get("rounds") or []),
             "estimate": (relevance.get("estimated_on_topic") or {}).get("on_topic"),
-            "not_data": sorted(relevance.get("not_data") or ())}
+            "known_names": relevance.get("known_names") or {}}
 
 
 @dataclass
@@ -109,7 +109,7 @@ def survey_overview(facts: dict, papers: dict) -> Overview:
     ids = list(dict.fromkeys(pid for section in sections for pid in section))
     if not ids:
         return Overview([[] for _ in sections], [], None, [], [])
-    facets = {pid: paper_facets(papers[pid], set(facts.get("not_data") or ())) for pid in ids}
+    facets = {pid: paper_facets(papers[pid], KnownNames.from_record(facts.get("known_names"))) for pid in ids}
     stated = challenge_statements(ids, papers)
     return Overview(distinctive_phrases(sections, papers, banned) if len(sections) > 1 else [[] for _ in sections],
                     crosscutting_phrases(sections, papers, banned) if len(sections) > 1 else [],
@@ -229,7 +229,7 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overvie
         after.append(f"Section {extra['challenges']} collects the open challenges the works report, by kind, with "
                      "the works that already report progress on each.")
     organisation = (f"Within each subsection, the works are grouped into lines that share a problem, an ingredient "
-                    f"or a kind of contribution; each subsection closes with the evaluation data and measures the "
+                    f"or a kind of contribution; each subsection closes with the evaluation data and models the "
                     f"works name and the limitations they state{tables}. " + " ".join(after) + (" " if after else "") +
                     f"Section {last} draws the sections together: " + and_list(
                         ["the ingredients that cut across them"]

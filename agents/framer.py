@@ -18,7 +18,7 @@ from ..prompts import render_prompt
 from .deps import GenerationDeps, drafts_enabled, guarded_call
 from .challenges import challenges_section
 from .evaluation_practice import evaluation_section
-from .facets import paper_facets
+from .facets import KnownNames, paper_facets
 from .frame_floor import Citer, floor_abstract, floor_conclusion, floor_introduction, frame_facts, survey_overview
 from .gate import choose
 from .text import (
@@ -111,7 +111,7 @@ def evaluation_section_of(facts: dict, papers: dict, cite: Citer, table_number: 
     ids = list(dict.fromkeys(pid for s in facts["sections"] for pid in s["papers"] if pid in papers))
     if not ids:
         return None
-    facets = {pid: paper_facets(papers[pid], set(facts.get("not_data") or ())) for pid in ids}
+    facets = {pid: paper_facets(papers[pid], KnownNames.from_record(facts.get("known_names"))) for pid in ids}
     return evaluation_section(ids, facets, facts["sections"], papers, cite, topic_words(facts["topic"]), table_number)
 
 

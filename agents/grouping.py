@@ -20,6 +20,11 @@ from .outline.names import bound_phrases, incomplete_phrases, keyphrase_analyzer
 from .text import in_sentence
 
 MAX_SHARE = 0.6  # a phrase more than this share of the texts use names their common theme, not a line
+# Phrases every field of computing uses for its tools: "Several works deal with neural networks" (a
+# v11 reader) names no line of work in any survey.
+FIELD_WIDE = frozenset({"neural network", "neural networks", "deep neural network", "deep neural networks",
+                        "deep learning", "machine learning", "artificial intelligence", "training data",
+                        "computational cost", "computational costs", "deep learning models", "large models"})
 MAX_GROUPS = 4
 
 
@@ -39,11 +44,11 @@ def headless_phrases(texts: list[str]) -> set[str]:
 
 def phrase_users(texts: list[str], banned: set[str]) -> dict[str, set[int]]:
     """Which texts use each key phrase (phrases that are the head or the tail of a longer phrase
-    in these texts left out)."""
+    in these texts left out, and the field-wide ones: ``FIELD_WIDE``)."""
     analyze = keyphrase_analyzer(banned, incomplete_phrases(texts) | headless_phrases(texts))
     users: dict[str, set[int]] = {}
     for i, text in enumerate(texts):
-        for phrase in set(analyze(text)):
+        for phrase in set(analyze(text)) - FIELD_WIDE:
             users.setdefault(phrase, set()).add(i)
     return users
 

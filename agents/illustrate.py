@@ -22,7 +22,7 @@ from pathlib import Path
 from ..sanitize import untrusted
 from .attribution import paper_handle
 from .deps import GenerationDeps
-from .facets import paper_facets
+from .facets import NO_KNOWN_NAMES, KnownNames, paper_facets
 from .text import CITATION_MARKER, and_list, marker_numbers
 
 FIGURE_NAME = "papers-per-section"
@@ -53,12 +53,12 @@ def focus(title: str) -> str:
     return clean
 
 
-def paper_row(number: int, paper: dict, not_data: set[str] | frozenset = frozenset()) -> list[str]:
+def paper_row(number: int, paper: dict, known: KnownNames = NO_KNOWN_NAMES) -> list[str]:
     """Work, year, contribution kind, the name it gives its system, focus, evaluation data, measures
     and the stated result of one paper, each a short phrase read from its title and abstract
     (agents/facets.py); '' when the abstract does not say."""
     handle, _plural = paper_handle(paper)
-    facets = paper_facets(paper, not_data)
+    facets = paper_facets(paper, known)
     return [f"{handle[:1].upper()}{handle[1:]} [{number}]", str(paper.get("year") or "n.d."),
             KIND_CELLS.get(facets.kind, ""), facets.own_names[0] if facets.own_names else "",
             focus(paper.get("title") or ""), ", ".join(facets.data[:4]), ", ".join(facets.metrics[:4]), facets.result]
@@ -87,15 +87,15 @@ def cited_numbers(section: dict) -> list[int]:
 
 
 def section_table(index: int, section: dict, references: list[str], papers: dict, tabled: set[int],
-                  not_data: set[str] | frozenset = frozenset()) -> dict | None:
+                  known: KnownNames = NO_KNOWN_NAMES) -> dict | None:
     """The table of the works a section cites that no earlier table listed (``tabled`` is
-    updated): a work appears in one table only. ``not_data``: see ``facets.paper_facets``."""
+    updated): a work appears in one table only. ``known``: see ``facets.paper_facets``."""
     numbers = [n for n in cited_numbers(section) if 1 <= n <= len(references) and references[n - 1] in papers
                and n not in tabled]
     if len(numbers) < 2:
         return None
     tabled.update(numbers)
-    header, rows, dropped = filled_columns(TABLE_HEADER, [paper_row(n, papers[references[n - 1]], not_data) for n in numbers])
+    header, rows, dropped = filled_columns(TABLE_HEADER, [paper_row(n, papers[references[n - 1]], known) for n in numbers])
     title = untrusted(section.get("title"), 120)
     shown = and_list([COLUMN_WORDS[name] for name in header[2:]])
     left = (f"; {and_list([COLUMN_WORDS[name] for name in dropped])} left out, as fewer than a third of the "
@@ -171,9 +171,9 @@ def illustrate(state: dict, deps: GenerationDeps) -> dict:
     survey = dict(state["survey"])
     references, papers = survey.get("references", []), state.get("papers") or {}
     body, tables, tabled = [], [], set()
-    misread = set((state.get("relevance") or {}).get("not_data") or ())  # tools, never data
+    known = KnownNames.from_record((state.get("relevance") or {}).get("known_names"))
     for section in survey["body"]:
-        table = section_table(len(tables) + 1, section, references, papers, tabled, misread)
+        table = section_table(len(tables) + 1, section, references, papers, tabled, known)
         if table:
             tables.append(table)
         body.append({**section, "text": table_text(table) if table else section.get("text", "")})

@@ -150,7 +150,10 @@ def trait_sentence(works: list[Digest], skip: str = "", theme: str = "") -> str:
             return (f"They differ in design: {_handles(a)} {_agree(TRAIT_PHRASES[left], a)}, whereas "
                     f"{_handles(b)} {_agree(TRAIT_PHRASES[right], b)}.")
     for trait, who in holders.items():
-        if 0 < len(who) < len(works):
+        # "Of these, only A use X" must hold of the others' whole abstracts, not only of their method
+        # sentences ("MUSEG, a novel RL-based method ... Of these, only Xu et al. use reinforcement
+        # learning", a v10 reader)
+        if 0 < len(who) < len(works) and not any(trait in w.mentions for w in works if w not in who):
             lead = "Of these, only" if len(who) == 1 else "Of these,"
             return f"{lead} {_handles(who)} {_agree(TRAIT_PHRASES[trait], who)}."
     return ""

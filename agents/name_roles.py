@@ -94,6 +94,13 @@ def is_tool(name: str, roles: dict[str, Counter]) -> bool:
     return seen["tool"] >= MIN_TOOL_MENTIONS and seen["tool"] > seen["data"]
 
 
+def is_data(name: str, roles: dict[str, Counter]) -> bool:
+    """Used as data more often than as a tool, at least ``MIN_TOOL_MENTIONS`` times ("results on
+    GSM8K"): not the name of a work's own system, whatever one abstract's brackets suggest."""
+    seen = roles.get(name) or Counter()
+    return seen["data"] >= MIN_TOOL_MENTIONS and seen["data"] > seen["tool"]
+
+
 def tool_names(texts: Iterable[tuple[str, str]]) -> set[str]:
     """Names the texts use as a tool more often than as data (``is_tool``)."""
     roles = name_mentions(texts)

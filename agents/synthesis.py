@@ -39,7 +39,7 @@ from .candidates import (  # noqa: F401  (tag_role: re-exported for callers of t
 )
 from .comparison import evaluation_sentences, kind_sentence, uniform_kind, works as compared_works
 from .digest import Digest, digest, own_subject
-from .facets import paper_facets
+from .facets import NO_KNOWN_NAMES, KnownNames, paper_facets
 from .grouping import phrase_users
 from .lines import cites, contrast_sentences, lead_sentence, similar_pairs, trait_sentence, work_lines
 from .outline.headings import is_name
@@ -245,13 +245,13 @@ def _limitations(digests: list[Digest], statements: Statements, papers: Sequence
 
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,
                per_paper: int = 2, topic: str = "", topic_terms: set[str] | frozenset = frozenset(),
-               not_data: set[str] | frozenset = frozenset()) -> str:
+               known: KnownNames = NO_KNOWN_NAMES) -> str:
     """The synthesis of one subsection (local citation keys [1]..[K] = ``papers`` order).
     ``topic_terms``: the topic's mined variants ("vit"), banned from lines as its words are;
-    ``not_data``: names the topic's literature uses as tools, never evaluation data."""
+    ``known``: what the topic's literature says names are (models are no evaluation data)."""
     if not papers:
         return ""
-    facets = [paper_facets(p, not_data) for p in papers]
+    facets = [paper_facets(p, known) for p in papers]
     # the topic's words in either number: "vision transformer" and "ViTs" are the topic too
     banned = topic_words(topic) | topic_words(title) | set(topic_terms)
     banned |= {w[:-1] for w in banned if w.endswith("s") and len(w) > 3} | {f"{w}s" for w in banned}

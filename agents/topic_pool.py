@@ -20,8 +20,8 @@ from ..memory.store import paper_dump, remember_papers
 from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_literature_pool, key_phrases, rebuild_judge
 from ..retrieval.topic_judge import PaperRecord
 from .deps import GenerationDeps
-from .facets import paper_facets
-from .name_roles import is_tool, name_mentions
+from .facets import KnownNames, own_names, paper_facets
+from .name_roles import is_data, is_tool, name_mentions
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
 SHORT_SURVEY = 40  # up to this many on-topic papers the survey says it is short, and why
@@ -101,7 +101,7 @@ def topic_pool(topic: str, deps: GenerationDeps, *, on_progress=None) -> TopicPo
               "concepts": [{"phrase": f.phrase, "variants": [form for u in f.units for form in u.forms]}
                            for f in pool.judge.facets]}
     dumps = _dumps(kept, deps)
-    record["not_data"] = misread_tools(list(pool.texts.values()), dumps.values())
+    record["known_names"] = misread_names(list(pool.texts.values()), list(dumps.values())).to_record()
     shape = survey_shape(len(kept), deps)
     notes = []
     if len(pool.kept) <= SHORT_SURVEY or shape["reason"] != "as configured":
@@ -115,17 +115,19 @@ def topic_pool(topic: str, deps: GenerationDeps, *, on_progress=None) -> TopicPo
     return TopicPool(kept, dumps, record, shape, notes)
 
 
-def misread_tools(texts: list[tuple[str, str]], papers) -> list[str]:
-    """Names the kept papers' abstracts would give as evaluation data that the pool's candidates
-    (``texts``: titles and abstracts) use as tools: models, methods, systems (agents/name_roles.py)."""
-    named = {name for paper in papers for name in paper_facets(paper).data}
+def misread_names(texts: list[tuple[str, str]], papers: list[dict]) -> KnownNames:
+    """The names the kept papers' abstracts alone would misread, as the pool's candidates (``texts``:
+    titles and abstracts) use them (agents/name_roles.py): evaluation data that are tools (models,
+    methods) and own system names that are data ("reasoning performance (GSM8K)")."""
     roles = name_mentions(texts)
-    return sorted(name for name in named if is_tool(name, roles))
+    data = {name for paper in papers for name in paper_facets(paper).data}
+    own = {name for paper in papers for name in own_names(str(paper.get("title") or ""), str(paper.get("abstract") or ""))}
+    return KnownNames(frozenset(n for n in data if is_tool(n, roles)), frozenset(n for n in own if is_data(n, roles)))
 
 
-def not_data(relevance: dict | None) -> set[str]:
-    """The run's names that are tools, never evaluation data (``misread_tools``); none for older runs."""
-    return set((relevance or {}).get("not_data") or ())
+def known_names(relevance: dict | None) -> KnownNames:
+    """The run's ``misread_names`` (none for runs made before they were recorded)."""
+    return KnownNames.from_record((relevance or {}).get("known_names"))
 
 
 def topic_terms(relevance: dict | None) -> set[str]:

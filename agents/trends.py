@@ -208,7 +208,9 @@ CHALLENGES = {
                                 r"(?:degraded|poor|low) (?:\w+ )?quality|inaccura\w*",
     "dependence on inputs and priors": r"(?:heavily |strongly )?(?:depends?|dependen\w*|relian\w*|relies|rely) on \w+(?: \w+)?|"
                                        r"sensitiv\w* to \w+",
-    "safety, privacy and fairness": r"privacy|safety|security|bias(?:es)?|fairness|harmful \w+",
+    # an architecture's "inductive bias" (a ViT reader saw it filed here) is no social bias
+    "safety, privacy and fairness": r"privacy|safety|security|(?<!inductive )(?<!positional )(?<!spectral )(?<!locality )"
+                                    r"bias(?:es)?|fairness|harmful \w+",
     "languages and modalities": r"low-resource languages?|lower-resource languages?|multilingual \w+|cross-lingual \w+|"
                                 r"languages other than English|non-English \w+",
     "reasoning and long contexts": r"multi-hop \w+|long(?:-| )(?:context|horizon|range)s?|complex (?:queries|reasoning)",

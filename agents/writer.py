@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..prompts import render_prompt
 from ..sanitize import markdown_safe
 from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_call
+from .facets import KnownNames
 from .gate import choose, interim_content_score
 from .synthesis import synthesize
 from .text import CITATION_MARKER, as_data, looks_like_prose, clean_generated, collapse_loops, marker_numbers
@@ -67,7 +68,7 @@ def floor_text(task: dict, deps: GenerationDeps) -> str:
     return synthesize(sub.get("title", ""), task["papers"], description=sub.get("description", ""),
                       encode=subsection_encoder(deps), per_paper=deps.settings.generation.synthesis_per_paper,
                       topic=task.get("topic", ""), topic_terms=set(task.get("topic_terms") or ()),
-                      not_data=set(task.get("not_data") or ()))
+                      known=KnownNames.from_record(task.get("known_names")))
 
 
 def citation_problems(text: str, n_papers: int) -> list[str]:

@@ -22,7 +22,7 @@ from ..agents.illustrate import illustrate
 from ..agents.planner import gather_topic_context, plan_sections, plan_subsections
 from ..agents.polisher import polish_sections
 from ..agents.reader import read_subsection
-from ..agents.topic_pool import not_data, topic_terms
+from ..agents.topic_pool import known_names, topic_terms
 from ..agents.self_eval import self_evaluate
 from ..agents.writer import write_subsection
 from ..memory import PaperMemory
@@ -79,7 +79,7 @@ def send_writes(state: GenerationState) -> list[Send] | str:
             "topic": state["topic"], "section_title": section["title"], "subsection": sub,
             "papers": [papers[pid] for pid in readings.get(sub["id"], {}).get("paper_ids", []) if pid in papers],
             "topic_terms": sorted(topic_terms(state.get("relevance"))),
-            "not_data": sorted(not_data(state.get("relevance"))),
+            "known_names": known_names(state.get("relevance")).to_record(),
             "budget_exhausted": bool(state.get("budget_exhausted")),
         })
         for section in state["outline"] for sub in section["subsections"] if sub["id"] not in drafts

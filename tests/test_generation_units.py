@@ -117,7 +117,7 @@ def test_unusable_draft_becomes_extractive_summary_with_right_citations():
     # the floor is now a synthesis (tests/test_synthesis.py); with no usable abstract sentence it
     # is the opening sentence naming the works, each cited with its own key
     text = synthesize("Retrieval", papers)
-    assert text == "This subsection reviews two works on retrieval, published in 2025: the work “Alpha RAG” [1] " \
+    assert text == "This subsection reviews two works on retrieval: the work “Alpha RAG” [1] " \
                    "and the work “Beta” [2]."
 
 

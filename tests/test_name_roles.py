@@ -13,7 +13,8 @@ import re
 
 from surveygraph.agents.facets import _definitions, paper_facets
 from surveygraph.agents.name_roles import name_mentions, tool_names
-from surveygraph.agents.topic_pool import misread_tools, not_data
+from surveygraph.agents.facets import KnownNames
+from surveygraph.agents.topic_pool import known_names, misread_names
 
 
 def test_a_name_used_as_a_model_is_a_tool_and_a_benchmark_stays_data():
@@ -40,7 +41,7 @@ def test_a_tool_is_left_out_of_a_work_s_evaluation_data_and_variants_of_its_own_
              "abstract": "We propose FrameDiT. Experiments show that FrameDiT-H achieves state-of-the-art results on "
                          "UCF-101 and Kinetics-600, and outperforms baselines on VBench using CogVideoX."}
     assert "CogVideoX" in paper_facets(paper).data  # its own abstract alone cannot tell
-    data = paper_facets(paper, {"CogVideoX"}).data
+    data = paper_facets(paper, KnownNames(tools=frozenset({"CogVideoX"}))).data
     assert "CogVideoX" not in data and "FrameDiT-H" not in data
     assert {"UCF-101", "Kinetics-600", "VBench"} <= set(data)
 
@@ -50,12 +51,16 @@ def test_an_acronym_defined_across_a_small_word_is_the_work_s_own_concept():
     assert "HVG" in _definitions(abstract)
 
 
-def test_the_run_records_only_the_tools_its_papers_would_misread():
-    texts = [("X", "We fine-tune CogVideoX."), ("Y", "Built on CogVideoX, we evaluate on VBench."),
-             ("Z", "Results on VBench.")]
-    papers = [{"title": "Motion priors", "abstract": "Experiments on VBench and CogVideoX show gains."}]
-    assert misread_tools(texts, papers) == ["CogVideoX"]
-    assert not_data({"not_data": ["CogVideoX"]}) == {"CogVideoX"} and not_data(None) == set()
+def test_the_run_records_only_the_names_its_papers_would_misread():
+    texts = [("X", "We fine-tune CogVideoX."), ("Y", "Built on CogVideoX, we evaluate on VBench and on GSM8K."),
+             ("Z", "Results on VBench and on GSM8K.")]
+    papers = [{"title": "Motion priors", "abstract": "Experiments on VBench and CogVideoX show gains."},
+              {"title": "Safe distillation", "abstract": "We distil refusals; reductions in reasoning performance (GSM8K) "
+                                                        "persist."}]
+    known = misread_names(texts, papers)
+    assert known == KnownNames(tools=frozenset({"CogVideoX"}), data=frozenset({"GSM8K"}))
+    assert "GSM8K" in paper_facets(papers[1]).own_names and not paper_facets(papers[1], known).own_names
+    assert known_names({"known_names": known.to_record()}) == known and known_names(None) == KnownNames()
 
 
 def test_real_video_generation_papers_tell_models_from_benchmarks(shared_data):
@@ -71,40 +76,3 @@ def test_real_video_generation_papers_tell_models_from_benchmarks(shared_data):
     tools = tool_names(texts)
     assert {"CogVideoX", "VAE"} <= tools
     assert not {"VBench", "UCF-101", "RealEstate10K"} & tools
-
-
-def test_structured_abstract_labels_are_no_names_and_no_words_of_a_sentence():
-    from surveygraph.agents.candidates import candidate_sentences
-
-    paper = {"title": "LLMs for clinical question answering",
-             "abstract": "BACKGROUND: Recent studies apply large language models to clinical questions. METHODS: "
-                         "Five models answer questions from the MedQA and PubMedQA datasets. RESULTS: Experiments on "
-                         "the MedQA dataset show gains of 5 points. CONCLUSIONS: Models still need oversight."}
-    assert not {"BACKGROUND", "METHODS", "RESULTS", "CONCLUSIONS"} & set(paper_facets(paper).data)
-    assert {"MedQA", "PubMedQA"} <= set(paper_facets(paper).data)
-    assert not any(re.search(r"\b(?:BACKGROUND|METHODS|RESULTS|CONCLUSIONS)\b", c.text) for c in candidate_sentences([paper]))
-
-
-def test_a_connective_goes_and_overcoming_a_limitation_is_no_limitation():
-    from surveygraph.agents.attribution import attribute
-    from surveygraph.agents.candidates import fixes_a_limitation
-
-    said = attribute("So, image quality and realism degrade when rendered from far viewpoints.", "Taubner et al.",
-                     True, "[54]", "point out")
-    assert said == "Taubner et al. [54] point out that image quality and realism degrade when rendered from far viewpoints."
-    assert fixes_a_limitation("It extends to dynamic scenes, overcoming the static-scene limitations of prior methods.")
-
-
-def test_a_plural_acronym_is_a_class_of_models_not_data():
-    paper = {"title": "Reasoning safety", "abstract": "Experiments on RLLMs and the AdvBench benchmark show gains of 4 points."}
-    assert paper_facets(paper).data == ["AdvBench"]
-
-
-def test_a_line_s_lead_never_makes_its_phrase_the_subject():
-    from surveygraph.agents.lines import WorkLine, lead_sentence
-
-    line = WorkLine("phrase", "jailbreak attacks", [1, 2, 3], titled=False)
-    for turn in range(4):
-        for first in (True, False):
-            lead = lead_sentence(line, turn, first=first)
-            assert not re.search(r"jailbreak attacks (?:is|runs|also)\b", lead, re.I), lead

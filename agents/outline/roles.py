@@ -121,7 +121,11 @@ def paper_role(title: str, topic: str) -> str:
 def role_heading(role: str, topic: str) -> str:
     """The heading of a role section, instantiated with the topic (never another survey's words)."""
     subject = topic if len(topic) <= 40 else re.split(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with)\s+", topic)[0]
-    label = {FOUNDATIONS: "Foundations", EVALUATION: "Benchmarks and Evaluation", APPLICATIONS: "Applications"}[role]
+    # The foundations role holds the pool's surveys and analyses (paper_role), not the field's
+    # background concepts: named "Foundations", it promised what blind readers then missed
+    # ("'Foundations' ... holds a pediatric dental antibiotic system", "no foundations").
+    label = {FOUNDATIONS: "Overviews and Analyses", EVALUATION: "Benchmarks and Evaluation",
+             APPLICATIONS: "Applications"}[role]
     # A topic that opens with the role's own word ("Evaluation of LLMs") is not repeated after it:
     # "Benchmarks and Evaluation of Large Language Models", not "... Evaluation of Evaluation of ...".
     opening = re.match(r"(\w+?)s?\s+(?:of|for|in|on)\s+(.+)", subject)
