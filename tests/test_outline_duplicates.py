@@ -103,3 +103,21 @@ def test_a_word_english_puts_before_an_object_is_a_verb_not_a_heading_end():
             [["token", "merging", "reduces", "cost"]]]
     verbs = verb_like(runs)
     assert "exhibit" in verbs and "merging" not in verbs and "transformers" not in verbs
+
+
+def test_the_topic_s_initialism_and_an_acronym_s_plural_name_no_concept_of_their_own():
+    from surveygraph.agents.outline.headings import own_stems, topic_initialisms
+
+    topic = "Multimodal Large Language Models"
+    assert own_stems("MLLM Reasoning", topic) == own_stems("Reasoning in MLLMs", topic) == {"reason"}
+    assert "rag" in topic_initialisms("Retrieval-Augmented Generation for Large Language Models")
+    assert own_stems("Ill-Posed Problems", "Safety in Large Language Models") >= {"ill"}  # no initialism
+    sections = [
+        {"title": "Multimodal Reasoning", "rows": list(range(0, 30)),
+         "subs": [_sub("MLLM Reasoning", list(range(0, 20))), _sub("Spatial Intelligence", list(range(20, 30)))]},
+        {"title": "Question Answering", "rows": list(range(30, 60)),
+         "subs": [_sub("Visual Grounding", list(range(30, 45))), _sub("Reasoning in MLLMs", list(range(45, 60)))]},
+    ]
+    merged = merge_duplicate_subsections(sections, topic)
+    titles = [sub["title"] for section in merged for sub in section["subs"]]
+    assert titles.count("MLLM Reasoning") + titles.count("Reasoning in MLLMs") == 1, titles

@@ -61,7 +61,12 @@ def content_stems(text: str) -> set[str]:
     """content_words as Snowball stems (the comparison key for duplicate headings): "KV Caching" is
     "KV Cache" and "Knowledge Graphs" is "Knowledge Graph" (a plural cut alone let a draft head two
     sections "KV Cache" and "KV Caching")."""
-    return {_STEMMER.stemWord(w) for w in content_words(_JOINED_PREFIX.sub(r"\1", text))}
+    return {_STEMMER.stemWord(w) for w in content_words(_ACRONYM_PLURAL.sub(r"\1", _JOINED_PREFIX.sub(r"\1", text)))}
+
+
+# "MLLMs" is "MLLM", "GNNs" is "GNN": an acronym's plural (Snowball keeps the "s" of "mllms"), read in
+# an MLLM outline with both "MLLM Reasoning" and "Reasoning in MLLMs"
+_ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Za-z0-9]*[A-Z0-9])s\b")
 
 
 # "Pre-Trained" is "Pretrained", "Multi-Agent" is "Multiagent": a prefix joined by a hyphen is one
@@ -70,8 +75,20 @@ _JOINED_PREFIX = re.compile(r"\b(pre|post|re|co|non|semi|sub|multi|un|inter|intr
 
 
 def own_stems(text: str, topic: str) -> set[str]:
-    """What a heading names beyond the topic: its content stems minus the topic's."""
-    return content_stems(text) - content_stems(topic)
+    """What a heading names beyond the topic: its content stems minus the topic's, and minus the
+    topic's initialism ("MLLM" in a survey of multimodal large language models)."""
+    return content_stems(text) - content_stems(topic) - topic_initialisms(topic)
+
+
+def topic_initialisms(topic: str) -> set[str]:
+    """The lower-cased initials of every run of two or more consecutive words of the topic, hyphenated
+    parts counted ("Retrieval-Augmented Generation" -> "rag", "Large Language Models" -> "llm"; the
+    plural "s" goes, as content_stems drops it)."""
+    initials = []  # per run of content words between connectors ("Safety in LLMs" -> "s", "llm")
+    for part in re.split(r"\s+(?:for|in|of|on|with|via|and|the|a|an|to|by|from|using|towards?)\s+", topic, flags=re.I):
+        words = [p for w in re.findall(r"[A-Za-z][\w-]*", part) for p in w.split("-") if p]
+        initials.append("".join(w[0].lower() for w in words))
+    return {run[i:j] for run in initials for i in range(len(run)) for j in range(i + 2, len(run) + 1)}
 
 
 # Words that say what kind of text something is, not what it is about: a heading made only of them
