@@ -340,7 +340,9 @@ def paper_facets(paper: dict, known: KnownNames = NO_KNOWN_NAMES) -> Facets:
     title = " ".join(untrusted(paper.get("title") or "", 300).split())
     abstract = _abstract(paper)
     said = sentences(abstract)
-    mine = [name for name in own_names(title, abstract) if name not in known.data]
+    # a name the literature uses as data is a benchmark's own name in the benchmark's title, and no
+    # system name where only the abstract brackets it ("reasoning performance (GSM8K)")
+    mine = [name for name in own_names(title, abstract) if name not in known.data or name in title]
     models = []
     for match in _MODEL.finditer(abstract):
         # "Vicuna-revealing", "GPT-4V-aided": a lost space before the next word, not part of the name

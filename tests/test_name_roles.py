@@ -61,6 +61,8 @@ def test_the_run_records_only_the_names_its_papers_would_misread():
     assert known == KnownNames(tools=frozenset({"CogVideoX"}), data=frozenset({"GSM8K"}))
     assert "GSM8K" in paper_facets(papers[1]).own_names and not paper_facets(papers[1], known).own_names
     assert known_names({"known_names": known.to_record()}) == known and known_names(None) == KnownNames()
+    bench = {"title": "GSM8K: Grade School Math Problems", "abstract": "We introduce GSM8K, a benchmark of math problems."}
+    assert paper_facets(bench, known).own_names == ["GSM8K"]  # the benchmark's own paper keeps its name
 
 
 def test_real_video_generation_papers_tell_models_from_benchmarks(shared_data):
