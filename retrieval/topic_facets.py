@@ -50,6 +50,13 @@ _REQUEST_WORDS = frozenset("how what why when where which who whom whose do does
 _STEMMER = snowballstemmer.stemmer("english")
 
 
+def phrased_as_request(topic: str) -> bool:
+    """Whether the topic opens as a question or a request ("how to stop LLMs from hallucinating",
+    "making LLM inference faster"), not as the name of a field."""
+    first = _WORD.findall(topic.lower())[:1]
+    return bool(first) and first[0] in _REQUEST_WORDS
+
+
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     """Snowball's stem, with the plural 's' of acronyms dropped too ("LLMs", "GNNs", "3DGS"),

@@ -86,3 +86,12 @@ def test_field_wide_tools_name_no_line_of_work():
              "A study of neural networks for medical images."]
     labels = [line.phrase for line in phrase_groups(texts, {"vision", "transformers"}, titles=["", "", "", ""])]
     assert "neural networks" not in labels and "sparse attention" in labels, labels
+
+
+def test_a_topic_typed_as_a_question_heads_no_section():
+    from surveygraph.agents.outline.roles import APPLICATIONS, EVALUATION, role_heading
+
+    assert role_heading(APPLICATIONS, "how to stop LLMs from hallucinating") == "Application Domains"
+    assert role_heading(EVALUATION, "making large language model inference faster") == "Benchmarks and Evaluation"
+    assert role_heading(EVALUATION, "Safety in Large Language Models") == \
+        "Benchmarks and Evaluation of Safety in Large Language Models"

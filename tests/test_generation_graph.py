@@ -216,7 +216,7 @@ def test_rerun_section_writes_a_new_run_and_keeps_the_old(home, full_run, tmp_pa
     result = rerun_section(source, "2.1", deps, runs_dir=tmp_path)
     assert result.run_dir != source and (source / "survey.md").read_text() == before
     writes = prompts_for(model, "write one subsection")
-    assert len(writes) == 1 and "Subsection: Overviews and Analyses of Generation and Fusion" in writes[0]
+    assert len(writes) == 1 and "Subsection: Foundations of Generation and Fusion" in writes[0]
     assert prompts_for(model, "outline") == []
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     assert manifest["rerun_of"] == source.name

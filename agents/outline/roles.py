@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from statistics import median
 
+from ...retrieval.topic_facets import phrased_as_request
 from .names import title_case
 
 METHODS = "methods"
@@ -126,6 +127,10 @@ def role_heading(role: str, topic: str) -> str:
     # ("'Foundations' ... holds a pediatric dental antibiotic system", "no foundations").
     label = {FOUNDATIONS: "Overviews and Analyses", EVALUATION: "Benchmarks and Evaluation",
              APPLICATIONS: "Applications"}[role]
+    # a topic typed as a question is no name to head a section with ("Applications of How to Stop
+    # LLMs from Hallucinating"): the role alone, in two words
+    if phrased_as_request(topic):
+        return {APPLICATIONS: "Application Domains"}.get(role, label)
     # A topic that opens with the role's own word ("Evaluation of LLMs") is not repeated after it:
     # "Benchmarks and Evaluation of Large Language Models", not "... Evaluation of Evaluation of ...".
     opening = re.match(r"(\w+?)s?\s+(?:of|for|in|on)\s+(.+)", subject)
