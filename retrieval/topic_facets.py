@@ -46,7 +46,13 @@ _REQUEST_WORDS = frozenset("how what why when where which who whom whose do does
                            "you your we our us me my i use uses used make makes made making handle handles handled "
                            "handling write writes written writing help helps helping work works apply applies applied "
                            "applying get gets getting give gives need needs want wants way ways about really actually "
-                           "latest".split())
+                           "latest "
+                           # a request's goal, not its subject ("how to stop LLMs from hallucinating",
+                           # "making LLM inference faster and cheaper"): every on-topic paper would have
+                           # to say "stop" or "cheaper"
+                           "stop stops stopping prevent prevents preventing avoid avoids avoiding fix fixes "
+                           "fixing improve improves improving speed speeds speeding faster cheaper better "
+                           "quicker more less up".split())
 _STEMMER = snowballstemmer.stemmer("english")
 
 
@@ -130,7 +136,8 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     # are (stem_text); the tokenizer's plural cut would make "autonomous" 'autonomou', which no
     # text's stem ('autonom') ever matches.
     pairs = [(token, word) for word in _WORD.findall(phrase.lower()) for token in tokenize(word)]
-    kept = [(t, w) for t, w in pairs if t not in _REQUEST_WORDS] or pairs
+    # the word as typed and its token: the tokenizer cuts a plural "s" first ("does" -> 'doe')
+    kept = [(t, w) for t, w in pairs if t not in _REQUEST_WORDS and w not in _REQUEST_WORDS] or pairs
     tokens, words = [t for t, _ in kept], [w for _, w in kept]
     taken = [False] * len(tokens)
     units: list[Unit] = []

@@ -88,6 +88,13 @@ def test_a_topic_typed_as_a_question_or_request_keeps_only_its_concepts():
     assert units == [["recommender"], ["large", "language"]], units  # 'built' was a unit of the first facet
     # a topic made only of such words keeps them rather than having no facet
     assert topic_facets("how to use it", [])
+    # a request's goal is no concept: every on-topic paper would have had to say "stop" or "cheaper"
+    units = [[u.phrase for u in f.units] for f in topic_facets("how to stop LLMs from hallucinating", [])]
+    assert units == [["llm"], ["hallucinating"]], units
+    units = [[u.phrase for u in f.units] for f in topic_facets("how does retrieval help LLMs answer questions better?", [])]
+    assert units == [["retrieval", "llm", "answer", "question"]], units  # 'does' was a unit 'doe'
+    units = [[u.phrase for u in f.units] for f in topic_facets("how to speed up LLM inference", [])]
+    assert units == [["llm", "inference"]], units
 
 
 def _judge_for_two_facets():
