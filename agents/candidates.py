@@ -248,12 +248,25 @@ _OTHERS_FAIL = re.compile(r"\b(?:where|which|that|as|while|whereas|in which)?\s*
                           r"cannot|break down)\b", re.I)
 
 
+# Limitations as what a study sorts or annotates ("analyze the sources of non-robustness,
+# categorizing intrinsic model limitations", "distinguishes ... technical refusals, which reflect
+# system limitations", "annotated 600 reasoning traces ... mapping computational failures", read as
+# stated limitations by v11/v12 readers), and limitations as one side of a comparison ("each with
+# distinct advantages and limitations"): the work's subject, not what it leaves open
+_LIMITS_AS_SUBJECT = re.compile(r"\b(?:analy[sz]\w*|categori[sz]\w*|taxonom\w*|distinguish\w*|annotat\w*|"
+                                r"characteri[sz]\w*|catalog\w*|mapping|classif\w*)\b[^.;]{0,80}?\b(?:limitations?|"
+                                r"failures?|weaknesses|vulnerabilit\w*|non-robustness)\b|\b(?:advantages|strengths|"
+                                r"benefits) and (?:limitations|weaknesses|drawbacks)\b", re.I)
+
+
 def states_a_limitation(text: str) -> bool:
     """What fails or stays open, not what the work fixes ("to address the limitation of X"),
     offers or builds ("to probe insufficient information, we introduce X"), or points ahead to
     ("surface open questions, providing a foundation for future work"); in a sentence of what the
     work achieves, earlier methods' failure is the foil, not a limitation."""
     text = _FAILURE_AS_TOPIC.sub(" ", _POINTS_AHEAD.sub(" ", text))
+    if _LIMITS_AS_SUBJECT.search(text):
+        return False
     if _ACHIEVES.search(text):
         text = _OTHERS_FAIL.sub(" ", text)
     if not LIMIT_CUES.search(text) or fixes_a_limitation(text) or _CONTRIBUTES.search(text) or _SUCCEEDS.search(text):

@@ -95,3 +95,14 @@ def test_a_topic_typed_as_a_question_heads_no_section():
     assert role_heading(EVALUATION, "making large language model inference faster") == "Benchmarks and Evaluation"
     assert role_heading(EVALUATION, "Safety in Large Language Models") == \
         "Benchmarks and Evaluation of Safety in Large Language Models"
+
+
+def test_limitations_a_study_sorts_are_its_subject_not_what_it_leaves_open():
+    from surveygraph.agents.candidates import states_a_limitation
+
+    assert not states_a_limitation("We analyze the sources of non-robustness, categorizing intrinsic model limitations, "
+                                   "data-driven vulnerabilities, and external adversarial factors.")
+    assert not states_a_limitation("Using 600 notes, we annotated reasoning traces to define a taxonomy mapping "
+                                   "computational failures to cognitive bias frameworks.")
+    assert not states_a_limitation("Existing approaches each come with distinct advantages and limitations.")
+    assert states_a_limitation("However, image quality degrades when rendered from viewpoints far from the reference.")
