@@ -146,7 +146,8 @@ def scope_sentence(facts: dict) -> str:
 def floor_abstract(facts: dict, overview: Overview) -> str:
     titles = [s["title"] for s in facts["sections"]]
     parts = [f"This survey reviews {facts['cited']} papers on {facts['topic']}{span(facts['years'])}.",
-             f"It organises them into {_plural(len(titles), 'section')} ({and_list(titles)}) and, within each, groups "
+             f"It organises them into {_plural(len(titles), 'section')} ({and_list(titles)}) and, within "
+             f"{'it' if len(titles) == 1 else 'each'}, groups "
              "the works into lines that share a problem, an ingredient or a kind of contribution, setting their "
              "methods, evaluation data and reported results side by side."]
     if overview.cross:

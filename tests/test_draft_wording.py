@@ -106,3 +106,12 @@ def test_limitations_a_study_sorts_are_its_subject_not_what_it_leaves_open():
                                    "computational failures to cognitive bias frameworks.")
     assert not states_a_limitation("Existing approaches each come with distinct advantages and limitations.")
     assert states_a_limitation("However, image quality degrades when rendered from viewpoints far from the reference.")
+
+
+def test_an_abstract_over_one_section_says_within_it():
+    from surveygraph.agents.frame_floor import Overview, floor_abstract
+
+    facts = {"cited": 12, "topic": "prompt injection", "years": {2025: 12},
+             "sections": [{"title": "Methods for Prompt Injection", "papers": [], "subsections": [], "recent_share": 0}]}
+    text = floor_abstract(facts, Overview([[]], [], None, [], []))
+    assert "within it, groups" in text and "within each" not in text
