@@ -115,3 +115,11 @@ def test_an_abstract_over_one_section_says_within_it():
              "sections": [{"title": "Methods for Prompt Injection", "papers": [], "subsections": [], "recent_share": 0}]}
     text = floor_abstract(facts, Overview([[]], [], None, [], []))
     assert "within it, groups" in text and "within each" not in text
+
+
+def test_the_fallback_method_section_never_repeats_a_question():
+    from surveygraph.agents.outline.parts import fallback_method_title
+
+    assert fallback_method_title("can large language models forecast time series") == "Proposed Methods and Systems"
+    assert fallback_method_title("Graph Neural Networks for Recommendation") == \
+        "Methods for Graph Neural Networks for Recommendation"

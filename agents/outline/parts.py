@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 
 from ...models import normalize_title
+from ...retrieval.topic_facets import phrased_as_request
 from ..facets import contribution_kind
 from ..text import and_list
 from .concepts import Concept, select_concepts
@@ -33,7 +34,10 @@ KIND_LABELS = {"survey": "Surveys", "study": "Empirical Studies", "benchmark": "
 def fallback_method_title(topic: str) -> str:
     """The method section's heading when no phrase organises the pool, the topic title-cased as
     every other heading is ("Methods for Graph Neural Networks for Recommendation"); a long topic
-    by its head ("Methods for Large Language Models" of "... for Time Series Forecasting")."""
+    by its head ("Methods for Large Language Models" of "... for Time Series Forecasting"); a topic
+    typed as a question names no section ("Methods for Can Large Language Models Forecast ...")."""
+    if phrased_as_request(topic):
+        return "Proposed Methods and Systems"
     return f"Methods for {title_case(topic if len(topic) <= 40 else topic.split(' for ')[0])}"
 
 
