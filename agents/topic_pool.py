@@ -20,7 +20,7 @@ from ..memory.store import paper_dump, remember_papers
 from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_literature_pool, key_phrases, rebuild_judge
 from ..retrieval.topic_judge import PaperRecord
 from .deps import GenerationDeps
-from .facets import KnownNames, own_names, paper_facets
+from .facets import KnownNames, paper_facets
 from .name_roles import is_data, is_tool, name_mentions
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
@@ -120,8 +120,9 @@ def misread_names(texts: list[tuple[str, str]], papers: list[dict]) -> KnownName
     titles and abstracts) use them (agents/name_roles.py): evaluation data that are tools (models,
     methods) and own system names that are data ("reasoning performance (GSM8K)")."""
     roles = name_mentions(texts)
-    data = {name for paper in papers for name in paper_facets(paper).data}
-    own = {name for paper in papers for name in own_names(str(paper.get("title") or ""), str(paper.get("abstract") or ""))}
+    facets = [paper_facets(paper) for paper in papers]  # each paper read once, for its data and own names
+    data = {name for f in facets for name in f.data}
+    own = {name for f in facets for name in f.own_names}
     return KnownNames(frozenset(n for n in data if is_tool(n, roles)), frozenset(n for n in own if is_data(n, roles)))
 
 
