@@ -208,3 +208,38 @@ def test_a_foundations_section_is_not_named_for_one_phrase_a_few_of_its_papers_s
         if sub["title"] == "Surveys and Overviews":
             kinds = [contribution_kind(papers[i]["title"], papers[i]["abstract"]) for i in sub["paper_ids"]]
             assert kinds.count("survey") == len(kinds), kinds
+
+
+def test_a_pool_of_many_small_phrases_still_fills_its_method_sections(shared_data):
+    """Multi-agent LLM papers share many phrases of 10-50 papers each (debate, reasoning, multi-agent
+    RL, collaboration) and no family: the method part had one section of 450 papers (45 of them) and
+    the rest under no heading. Phrase sections of a smaller share fill the slots left."""
+    papers = _corpus_papers(shared_data, re.compile(r"multi-agent|multi agent|agents? (debate|collaborat)", re.I), 450)
+    ids, by_id = [p["paper_id"] for p in papers], {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    outline = build_outline_floor("LLM-based Multi-Agent", ids, by_id, vectors, n_sections=5, n_subsections=3,
+                                  encode=encode)
+    methods = [s for s in outline if s["role"] == "methods"]
+    assert len(methods) >= 3, [(s["title"], len(s["paper_ids"])) for s in outline]
+    assert len({p for s in methods for p in s["paper_ids"]}) >= 100
+    # every method section is a phrase a share of its own papers name (the ladder's smallest size)
+    for section in methods:
+        named = sum(about_heading(section["title"], f"{by_id[p]['title']}. {by_id[p]['abstract']}")
+                    for p in section["paper_ids"])
+        assert named >= 5, (section["title"], named)
+
+
+@pytest.mark.parametrize("size", [12, 20])
+def test_a_pool_whose_titles_name_systems_gets_no_subsection_named_like_its_section(shared_data, size):
+    """Titles that are system names ('X: ...') share no phrase two titles name: the one method section
+    took phrases one title names, and what no phrase names is a subsection named by its kinds of
+    work, never a second 'Methods for ...' heading under 'Methods for ...'."""
+    papers = _corpus_papers(shared_data, re.compile(r"^[A-Za-z0-9-]+: .*time[- ]series", re.I), size)
+    ids, by_id = [p["paper_id"] for p in papers], {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    outline = build_outline_floor("Large Language Models for Time Series", ids, by_id, vectors, n_sections=5,
+                                  n_subsections=3, encode=encode)
+    for section in outline:
+        titles = [normalize_title(sub["title"]) for sub in section["subsections"]]
+        assert section["subsections"] and normalize_title(section["title"]) not in titles, (section["title"], titles)
+        assert all(titles), titles

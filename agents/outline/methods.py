@@ -23,7 +23,8 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     problems of the papers no method family holds may organise them); then, for a small pool,
     phrases of three papers and one title. Slots still left: a family that is only the union of its
     subsections splits into them (``_split_families``), then single phrases head sections of the
-    papers no family holds (``_flat_sections``); with none of these, one 'Methods for' section."""
+    papers no family holds (``_flat_sections``, smaller ones while slots stay empty); with none of
+    these, one 'Methods for' section."""
     if not rows:
         return []
     scope = set(rows)
@@ -57,14 +58,23 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     # 370-paper pool left 54 papers for the three empty slots, while 51 papers it holds for nearness
     # alone name 'mathematical reasoning'.
     by_key = {c.key: c for c in usable}
-    held = {r for s in sections for r in s["rows"] if any(fit(by_key[t], r) for t in _section_terms(s) if t in by_key)}
-    rest = sorted(scope - held)
-    if len(sections) < n_methods and len(rest) >= 2 * FLAT_LEAF:
+    # A section of phrase alone holds half an even share of the method papers, as a role section
+    # does; when no phrase names that many and slots are still empty, a quarter of that share, then
+    # min_leaf papers: a pool whose phrases are many and small ('LLM-based Multi-Agent': debate,
+    # reasoning, multi-agent RL, 21-25 papers each of 489, no family among them) otherwise got one
+    # section of one 302-paper subsection. The smaller sizes only add to sections found already: with
+    # none, the pool's phrases part one 'Methods for' section below, and a lone small section would
+    # leave the rest of the pool under no heading.
+    share = round(len(rows) / (2 * n_methods))
+    for min_size in dict.fromkeys(max(min_leaf, size) for size in (share, share // 4, min_leaf)):
+        held = {r for s in sections for r in s["rows"] if any(fit(by_key[t], r) for t in _section_terms(s) if t in by_key)}
+        rest = sorted(scope - held)
+        if len(sections) >= n_methods or len(rest) < 2 * FLAT_LEAF or (not sections and min_size < share):
+            break
         used = {k for s in sections for k in _section_terms(s)}
-        # a section of phrase alone holds half an even share of the method papers, as a role section does
         flat = _flat_sections(rest, [c for c in phrases if c.key not in used], vectors,
                               k=n_methods - len(sections), n_subsections=n_subsections,
-                              min_size=max(min_leaf, round(len(rows) / (2 * n_methods))), topic=topic, taken=taken)
+                              min_size=min_size, topic=topic, taken=taken)
         moved = {r for f in flat for r in f["rows"]}
         for section in sections:  # a paper sits in one section: the flat one that names it
             section["rows"] = [r for r in section["rows"] if r not in moved]
@@ -77,8 +87,12 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     # no phrase subsumes two others, none heads a section alone: one method section of the pool's phrases
     title = fallback_method_title(topic)
     taken.add(normalize_title(title))
-    placed = place_subsections("", rows, [c for c in usable if titled(c, scope)], vectors, k=n_subsections,
-                               min_support=FLAT_LEAF, topic=topic, taken=taken)
+    # phrases two titles name; failing those, one title (a 57-paper pool whose titles are system
+    # names had none of the first kind, and got one subsection named like its section)
+    placed = []
+    for min_titles in (MIN_TITLES, 1):
+        placed = placed or place_subsections("", rows, [c for c in usable if titled(c, scope, min_titles)], vectors,
+                                             k=n_subsections, min_support=FLAT_LEAF, topic=topic, taken=taken)
     subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": [r for r in g if fit(c, r)]}
             for c, g in placed]
     # the papers naming none of these few phrases are not about them: they get a subsection named
@@ -88,7 +102,9 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     subs = [sub for sub in subs if sub["rows"]]
     if unnamed:
         subs.append({"title": "", "terms": [], "source": "role:kinds", "rows": unnamed})
-    subs = subs or [{"title": title, "terms": [], "source": "role:methods", "rows": rows}]
+    # no phrase at all: one subsection named by the kinds of work it holds (build_outline_floor), not
+    # a second heading that repeats the section's
+    subs = subs or [{"title": "", "terms": [], "source": "role:kinds", "rows": rows}]
     taken |= {normalize_title(sub["title"]) for sub in subs if sub["title"]}
     return [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:methods", "subs": subs}]
 
