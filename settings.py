@@ -147,6 +147,11 @@ class GenerationSettings(BaseModel):
     # A pool of at most this many on-topic papers is a short survey: every subsection cites all the
     # papers placed under it, so the survey cites every on-topic work found (0 = always K per subsection).
     cite_whole_pool_below: int = Field(60, ge=0)
+    # A larger pool's survey cites at least this many works when its outline places that many:
+    # subsections holding more placed papers than K read more of them (agents/reader.py
+    # reading_budgets; 0 = K per subsection). A 109-paper pool parted into seven subsections otherwise
+    # cited 45 of them.
+    min_cited: int = Field(60, ge=0)
     subqueries: int = Field(3, ge=1)
     outline_demos: Literal["related", "random", "none"] = "related"
     # Human outlines never used as demonstrations (matched on topic or title, case-insensitive):

@@ -23,6 +23,7 @@ from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_
 from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
 from .outline.floor import build_outline_floor
 from .outline.vectors import floor_inputs
+from .reader import reading_budgets
 from .topic_pool import shape_of, topic_pool, topic_terms
 from .text import as_data
 from .outline.headings import content_words, validate_heading
@@ -286,5 +287,9 @@ def plan_subsections(state: dict, deps: GenerationDeps) -> dict:
         update["budget_exhausted"] |= result["budget"]
         update["failures"] += [result["failure"]] if result["failure"] else []
         update["fallbacks"] += [result["fallback"]] if result["fallback"] else []
+    settings = deps.settings.generation
+    budgets = reading_budgets(outline, settings.papers_per_subsection, settings.min_cited)
+    outline = [{**section, "subsections": [{**sub, "reading_k": budgets[sub["id"]]} for sub in section["subsections"]]}
+               for section in outline]
     update.update(outline=outline, section_memory=section_memory, papers=papers)
     return update

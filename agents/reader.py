@@ -125,6 +125,27 @@ def placed_papers(task: dict, deps: GenerationDeps) -> list[ScoredPaper]:
             enumerate(deps.corpus.get([pid for pid in ids if pid in memory]), 1)]
 
 
+def reading_budgets(outline: list[dict], k: int, target: int) -> dict[str, int]:
+    """Papers each subsection of an outline floor reads: K (times the subsections it stands for),
+    and while the survey would cite fewer than ``target`` works, one more for the subsection with the
+    most placed papers left unread. Why: K per subsection caps a survey at K times its subsections,
+    and a pool parted into few of them (a 73-paper pool into four, 55 papers under one) left most
+    of its on-topic papers uncited; raising K everywhere would fill small subsections with papers
+    placed only by nearness. Subsections with no placed papers (a model's outline) keep K."""
+    placed = {sub["id"]: len(sub.get("paper_ids") or ()) for section in outline for sub in section["subsections"]}
+    base = {sub["id"]: k * max(1, int(sub.get("merged") or 1)) for section in outline for sub in section["subsections"]}
+    budgets = {sid: min(base[sid], n) if n else base[sid] for sid, n in placed.items()}
+    total = sum(min(budgets[sid], n) for sid, n in placed.items())
+    while total < target:
+        open_ = [sid for sid, n in placed.items() if n > budgets[sid]]
+        if not open_:
+            break
+        sid = max(open_, key=lambda i: (placed[i] - budgets[i], i))
+        budgets[sid] += 1
+        total += 1
+    return {sid: max(budgets[sid], base[sid]) for sid in budgets}
+
+
 def read_subsection(task: dict, deps: GenerationDeps) -> dict:
     """One SANA pass; records the sub-queries and the papers chosen for the writer. With MR the
     subsection reads the papers its outline entry was built from (see ``placed_papers``), and only
@@ -132,6 +153,7 @@ def read_subsection(task: dict, deps: GenerationDeps) -> dict:
     queries, records = make_subqueries(task, deps)
     # a subsection that stands for two the outline merged (one concept filed twice) reads for both
     k = deps.settings.generation.papers_per_subsection * max(1, int(task["subsection"].get("merged") or 1))
+    k = max(k, int(task["subsection"].get("reading_k") or 0))  # the survey's share for it (reading_budgets)
     placed = placed_papers(task, deps)
     if placed and len(task.get("memory") or ()) <= deps.settings.generation.cite_whole_pool_below:
         k = max(k, len(placed))  # a short survey cites every on-topic work it found

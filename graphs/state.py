@@ -39,6 +39,7 @@ class SubsectionPlan(TypedDict, total=False):
     terms: list[str]
     source: str
     named: int  # how many of paper_ids (the first ones) name the heading's phrase
+    reading_k: int  # papers the subsection reads (agents/reader.py reading_budgets; default K)
 
 
 class SectionPlan(TypedDict, total=False):

@@ -62,3 +62,39 @@ def test_a_short_survey_cites_every_paper_placed_under_a_heading(store):
     memory = naming[:3] + other[:27]  # a 30-paper pool
     assert len(_read(home, placed, 3, memory, papers_per_subsection=4, cite_whole_pool_below=60)) == 15
     assert len(_read(home, placed, 3, memory, papers_per_subsection=4, cite_whole_pool_below=20)) == 4
+
+
+def test_a_subsection_reads_the_share_of_the_survey_its_outline_gave_it(store):
+    """reading_budgets gave it more than K (a subsection holding most of a mid-sized pool): it reads
+    that many of its placed papers, those naming the heading first."""
+    home, naming, other = store
+    placed = naming[:6] + other[:20]
+    _, chat = scripted_models()
+    deps = build_deps(small_settings(home, papers_per_subsection=4, cite_whole_pool_below=0), chat_models=chat)
+    task = {"topic": "Retrieval-Augmented Generation", "section_id": "1", "memory": naming + other, "memory_titles": [],
+            "subsection": {"id": "1.1", "title": HEADING, "description": "", "query": HEADING, "paper_ids": placed,
+                           "terms": ["knowledge graph"], "named": 6, "source": "concepts", "reading_k": 10}}
+    chosen = read_subsection(task, deps)["readings"]["1.1"]["paper_ids"]
+    assert len(chosen) == 10 and set(naming[:6]) <= set(chosen) and set(chosen) <= set(placed), chosen
+
+
+def test_reading_budgets_fill_the_survey_from_the_subsections_with_most_papers_left():
+    from surveygraph.agents.reader import reading_budgets
+
+    def outline(*placed):
+        return [{"id": "1", "subsections": [{"id": f"1.{i}", "paper_ids": [f"p{i}-{j}" for j in range(n)]}
+                                            for i, n in enumerate(placed, 1)]}]
+
+    # 73 papers under four subsections, 55 of them under one: 8 + 8 + 4 + 5 = 25 cited with K alone
+    budgets = reading_budgets(outline(55, 9, 4, 5), 8, 60)
+    assert budgets["1.3"] == budgets["1.4"] == 8  # fewer placed than K: all of them, as before
+    assert budgets["1.2"] in (8, 9) and budgets["1.1"] > 8
+    assert sum(min(b, n) for b, n in zip(budgets.values(), (55, 9, 4, 5))) == 60
+    # the survey never reads more than its outline placed, and 0 (or a target met already) keeps K
+    assert sum(min(b, n) for b, n in zip(reading_budgets(outline(20, 9), 8, 60).values(), (20, 9))) == 29
+    assert set(reading_budgets(outline(55, 9), 8, 0).values()) == {8}
+    assert set(reading_budgets(outline(30, 30, 30, 30, 30, 30, 30, 30), 8, 60).values()) == {8}
+    # a model's outline (no placed papers) keeps K; a merged subsection K times what it stands for
+    merged = [{"id": "1", "subsections": [{"id": "1.1", "paper_ids": [], "merged": 1},
+                                          {"id": "1.2", "paper_ids": ["a"] * 40, "merged": 2}]}]
+    assert reading_budgets(merged, 8, 0) == {"1.1": 8, "1.2": 16}
