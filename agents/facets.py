@@ -190,7 +190,11 @@ _PLURAL_ACRONYM = re.compile(r"[A-Za-z0-9]*[A-Z][A-Z0-9]s")
 
 # X-to-Y generation tasks abbreviated ("T2I", "I2V", "TI2V", "T2-3D"): a task, not a system.
 _TASK = re.compile(r"(?:T|I|V|A|S|M|TI|TV|IT)2(?:I|V|A|S|T|M|3D|4D)")
-_DESCRIPTIVE = re.compile(r"[A-Z][a-z]+(?:-[A-Za-z][a-z]+)+|[A-Z]{2,5}(?:-[a-z]+)+|[A-Z][A-Z][a-z]+")
+_DESCRIPTIVE = re.compile(r"[A-Z][a-z]+(?:-[A-Za-z][a-z]+)+|[A-Z]{2,5}(?:-[a-z]+)+|[A-Z][A-Z][a-z]+|"
+                          # a title's capitals do not make "LLM-Based" or "RL-Driven" a name (a v13
+                          # table listed four works' system as "LLM-Based")
+                          r"[A-Z]{2,5}-(?:Based|Driven|Powered|Enabled|Guided|Aware|Augmented|Assisted|Enhanced|"
+                          r"Centric|Oriented|Free|Agnostic|Specific|Grounded|Informed|Integrated)")
 
 
 # A list of capitalised items ("Natural Questions and TriviaQA", "NQ, TriviaQA, and HotpotQA").

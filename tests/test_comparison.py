@@ -165,6 +165,11 @@ def test_the_reviews_a_method_reads_do_not_make_it_a_review(title, kind):
     ("Jailbreaking Large Language Diffusion Models", "Large Language Diffusion Models (LLDMs) are new. We show flaws.",
      []),
     ("Hey AI, Generate Me a Hardware Code! Agentic AI-based Hardware Design", "We propose a Visual-Grounded agent.", []),
+    # a title's capitals make no name of a description ("LLM-Based" was listed as four systems' name)
+    ("From Logs to Language: Learning Optimal Verbalization for LLM-Based Recommendation in Production",
+     "We propose a data-centric framework.", []),
+    ("An Investigation of Linguistic Biases in LLM-Based Recommendations", "We study dialects.", []),
+    ("CLIP-Adapter: Better Vision-Language Models with Feature Adapters", "We propose CLIP-Adapter.", ["CLIP-Adapter"]),
     # a system's own name stays, defined in the abstract or heading the title
     ("Safety Alignment via Constrained Knowledge Unlearning",
      "We propose a novel safety alignment strategy, Constrained Knowledge Unlearning (CKU), which prunes gradients.",
