@@ -63,7 +63,7 @@ _METRIC_RES = {name: re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])", re.I if na
                                  "mAP", "Dice", "bit error rate"} else 0)
                for name, pattern in METRICS.items()}
 # Foundation models by family name: "who builds on which model" is part of a comparison.
-_MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|LLaMa[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
+_MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?(?:\d|o\d|oss)[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-]*|Llama[\w.-]*|LLaMa[\w.-]*|Qwen[\w.-]*|Mistral[\w.-]*|"
                     r"Mixtral[\w.-]*|Gemma[\w.-]*|Claude[\w.-]*|Gemini[\w.-]*|DeepSeek[\w.-]*|Phi-\d[\w.-]*|"
                     r"Vicuna[\w.-]*|PaLM[\w.-]*|T5|Flan-T5|BERT|RoBERTa|ColBERT\w*|CLIP|BLIP-?\d?|LLaVA[\w.-]*|"
                     r"InternVL[\w.-]*|Stable Diffusion|Grok[\w.-]*|Kimi[\w.-]*|(?:Chat)?GLM[\w.-]*|InternLM[\w.-]*|"
@@ -75,7 +75,10 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?\d[\w.-]*)?|GPT-4o|ChatGPT|LLaMA[\w.-
                     r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINOv2|Whisper[\w.-]*|wav2vec[\w.-]*|"
                     # read in a ViT draft as "evaluation data": DeiT, VideoMAE-B
                     r"DeiT[\w-]*|BEiT[\w-]*|VideoMAE[\w-]*|MobileNet[\w-]*|RegNet[\w-]*|DenseNet[\w-]*|VGG[\w-]*|"
-                    r"Mamba[\w-]*|m?HuBERT[\w-]*|WavLM[\w-]*|data2vec[\w.-]*|Conformer[\w-]*|XLS-R)(?![\w-])")
+                    r"Mamba[\w-]*|m?HuBERT[\w-]*|WavLM[\w-]*|data2vec[\w.-]*|Conformer[\w-]*|XLS-R|"
+                    # read in a v13 ViT draft as evaluation data: "use AlexNet", "use SwinUNETR"
+                    r"AlexNet|GoogLeNet|LeNet[\w-]*|Inception[\w-]*|Xception|SqueezeNet|ShuffleNet[\w-]*|"
+                    r"(?:Swin)?UNETR[\w-]*|TransUNet|nnU-?Net|SegFormer[\w-]*|Mask2Former|SAM\d?)(?![\w-])")
 # Spelled in any case ("MobilenetV2"), a backbone is no evaluation data either; nor is a family's name
 # before a word ("Swin Transformer", "Llama 3"): "Moon et al. use Swin Transformer" (a v11 reader).
 _MODEL_ANY_CASE = re.compile(_MODEL.pattern, re.I)
@@ -91,9 +94,12 @@ _DATA_CONTEXT = re.compile(r"\b(?:datasets?|benchmarks?|corpora|corpus|test sets
 _GENERIC_NAMES = set("""AI ML DL NLP NLU NLG CV RL LLM LLMs LM LMs VLM VLMs MLLM MLLMs LVLM LVLMs RAG QA VQA KG KGs
     API APIs GPU GPUs CPU TPU SOTA GNN GNNs CNN CNNs RNN LSTM MLP IR IoT UAV UAVs ISAC MIMO OFDM SNR SQL JSON
     PDF URL HTML XML US EU UK USA EHR EHRs ASR TTS OCR CoT ICL SFT RLHF DPO PPO KV MoE LoRA PEFT ANN ANNs
-    GRPO RM RMs PRM PRMs ORM RLVR LRM LRMs BEV VRU VRUs FMCW LiDAR IID OOD NSFW""".split())
+    GRPO RM RMs PRM PRMs ORM RLVR LRM LRMs BEV VRU VRUs FMCW LiDAR IID OOD NSFW
+    MRI fMRI CT PET EEG ECG EMG OCT""".split())
 # A name the abstract introduces for its own method: "we propose X", "called X", "(X)" after a phrase.
-_INTRODUCED = re.compile(r"(?:\b[Ww]e (?:propose|introduce|present|develop|design|build|call|name|term)|\b(?:called|named|"
+_INTRODUCED = re.compile(r"(?:\b[Ww]e (?:propose|introduce|present|develop|design|build|call|name|term)|"
+                         r"\b(?:[Tt]his|[Oo]ur) (?:paper|work|study|article) (?:proposes|introduces|presents|develops)|"
+                         r"\b(?:called|named|"
                          r"dubbed|termed|coined)) (?:a |an |the )?(?:\w+ ){0,2}?([A-Z][\w-]*[A-Z0-9][\w-]*)|[a-z]\w* \(([A-Z][\w-]*[A-Z][\w-]*(?: [A-Z][\w-]*)?)\)")
 # A name followed by one of these nouns is a method, model or tool the paper uses, not evaluation data.
 _TOOL_AFTER = r"\s+(?:framework|method|model|retriever|encoder|embeddings?|pipeline|system|agent|approach|architecture|" \
@@ -102,6 +108,12 @@ _RESULT_WORDS = re.compile(r"\b(?:results?|experiments?|evaluations?|shows?|outp
                            r"improv\w*|accuracy)\b", re.I)
 _BASELINE_BEFORE = re.compile(r"\b(?:over|than|against|versus|vs\.?|outperform\w*|surpass\w*|beat\w*)\s+(?:the\s+)?"
                               r"(?:[\w-]+,?\s+(?:and|or)\s+)?$", re.I)
+# Baselines listed after the methods they stand for ("outperforming prior methods such as Circuit
+# Breaker, RMU, and NPO"): every name of the list is a baseline, not evaluation data (a v13 reader).
+_BASELINE_LIST = re.compile(r"\b(?:over|than|against|outperform\w*|surpass\w*|beat\w*|compar\w+ (?:to|with))\s+"
+                            r"(?:[\w-]+\s+){0,4}?(?:methods?|baselines?|approaches|models|defen[cs]es|techniques|"
+                            r"systems|works)\s+(?:such as|including|like|e\.g\.,?)\s+"
+                            r"([^.;:]*?)(?=,?\s+(?:with|across|on|in|by|while|at|under|reaching)\b|[.;:]|$)", re.I)
 _RESULT_VERB = re.compile(r"\b(?:improv\w*|outperform\w*|reduc\w*|increas\w*|achiev\w*|gains?|boost\w*|surpass\w*|"
                           r"lower\w*|cuts?|speed\w*|raises?|decreas\w*|exceed\w*|attain\w*|reach\w*|halv\w*)\b", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|fold\b|\s?percent\b|\s?points?\b|\s?pp\b|percentage points)")
@@ -221,6 +233,11 @@ _PARENTHESISED = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 _DATA_WORDS = re.compile(r"\b(?:bench\w*|datasets?|corpus|corpora|suite|collection|test ?set)\b", re.I)
 # Tokens a name pattern takes that name no data: dimensions ("3D"), sizes ("40GB"), code hosts.
 _NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[KMB]?-\d+(?:\.\d+)?[KMB]$|^(?:GitHub|HuggingFace|Hugging Face|arXiv|SoTA|SOTA|STEM)$"
+                       # who builds a model is no data ("use OpenAI and DeepMind", a v13 reader)
+                       r"|^(?:OpenAI|DeepMind|Google(?: DeepMind| Research)?|Meta(?: AI)?|Microsoft|Anthropic|NVIDIA|"
+                       r"Alibaba|Baidu|Tencent|ByteDance|Huawei|Apple|Amazon|IBM|xAI|Mistral AI)$"
+                       # a class of models or systems spelled with capitals ("Large Vision-Language Models")
+                       r"|^(?:[A-Z][\w-]* )+(?:Models|Networks|Agents|Systems|Methods|Transformers|Architectures)$"
                        # compute counts are what a method costs, not what it is evaluated on ("use FLOPs")
                        r"|^(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$"
                        # detection's average precision and recall ("improve AP by 2 points"): measures
@@ -299,8 +316,11 @@ def _data_names(said: list[str], exclude: set[str], own: Sequence[str] = ()) -> 
             # in a results sentence without data words, only a name right after "on" is data
             if not data_sentence and not re.search(r"\b[Oo]n (?:the )?$", sentence[max(0, at - 8):at]):
                 continue
-            name = name.rstrip(".-")
-            if _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]) or re.search(re.escape(name) + _TOOL_AFTER, text):
+            # a sentence's opening word is no part of a name ("Using R-MHSafe and MHSafeEval, we ...")
+            name = re.sub(r"^(?:Using|With|Via|From|For|And|The|On|In)\s+", "", name.rstrip(".-"))
+            in_baselines = any(m.start(1) <= at < m.end(1) for m in _BASELINE_LIST.finditer(sentence))
+            if in_baselines or _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]) or \
+                    re.search(re.escape(name) + _TOOL_AFTER, text):
                 continue  # "improves over MedRAG" (a baseline), "the BGE-M3 retriever" (a tool): not evaluation data
             # not data: a dimension, a size ("3B", "Meditron-8B"), a code host, a concept the abstract
             # defines, field abbreviations ("LLM RLVR"), a metric, a model, or a name already found

@@ -128,6 +128,23 @@ def test_one_work_of_each_kind_is_named_not_counted():
     ("We distil detectors. Results on the COCO benchmark improve AP by 2 points and AP50 by 3.", ["COCO"], ["AP", "AP50"]),
     ("We replace attention in DeiT and VideoMAE-B backbones. Experiments on the ImageNet benchmark cut FLOPs by "
      "40% at equal accuracy.", ["ImageNet"], ["DeiT", "VideoMAE-B", "FLOPs"]),
+    # v13 readers: "Kulkarni uses AlexNet", "Pang et al. use SwinUNETR", "Su et al. use Large Vision-Language
+    # Models", "Duan et al. use GPT-o1", "Wang et al. use DeepMind", "Lee et al. use Using R-MHSafe"
+    ("We compare AlexNet, ResNet and ViT on the EuroSAT dataset, reaching 98% accuracy.", ["EuroSAT"], ["AlexNet"]),
+    ("We evaluate the performance of SwinUNETR on brain MRI datasets and show superior quality.", [],
+     ["SwinUNETR", "MRI"]),
+    ("Experiments on Large Vision-Language Models and the ImageNet benchmark show 2x speedups.", ["ImageNet"],
+     ["Large Vision-Language Models"]),
+    ("It shows robustness on the jailbreak dataset, nearing GPT-o1 levels and GPT-oss-120b.", [], ["GPT-o1"]),
+    ("Experiments on benchmarks from OpenAI and DeepMind show gains of 5% on MATH.", [], ["OpenAI", "DeepMind"]),
+    # its own method and the baselines it beats are no evaluation data either
+    ("This paper introduces RepBend, a novel approach to safety. Through extensive evaluation, RepBend achieves "
+     "state-of-the-art performance, outperforming prior methods such as Circuit Breaker, RMU, and NPO, with up to "
+     "95% reduction in attack success rates across the HarmBench and WildJailbreak benchmarks.",
+     ["HarmBench", "WildJailbreak"], ["RepBend", "Circuit Breaker", "RMU", "NPO"]),
+    ("Using R-MHSafe and MHSafeEval, we conduct a large-scale evaluation across LLMs. Results on the MHSafe "
+     "benchmark show gaps of 20%.",
+     ["R-MHSafe", "MHSafe"], ["Using R-MHSafe"]),
 ])
 def test_concepts_the_abstract_defines_are_not_evaluation_data(abstract, data, not_data):
     """An abbreviation the abstract spells out for a model class or a method ("Large Reasoning
