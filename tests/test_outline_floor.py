@@ -329,3 +329,30 @@ def test_a_topic_typed_in_lower_case_reads_as_a_title_in_headings():
         "Applications of Recommender Systems"
     assert role_heading(APPLICATIONS, "privacy attacks on federated learning") == \
         "Applications of Privacy Attacks on Federated Learning"
+
+
+def test_a_cue_word_names_a_survey_or_analysis_only_where_it_says_what_kind_of_paper_it_is():
+    """'Understanding', 'why', 'review', 'theory', 'mechanism' and 'position' name a task, a part or
+    another thing inside most titles (real 2025-26 titles; a v13 reader found a dental-record system
+    and a job recommender under 'Overviews and Analyses')."""
+    from surveygraph.agents.outline.roles import paper_role
+
+    topic = "Large Language Models for Recommendation"
+    methods = ["Knowledge-Guided Large Language Model for Automatic Pediatric Dental Record Understanding and "
+               "Safe Antibiotic Recommendation",
+               "Tell Me Why: Designing an Explainable LLM-based Dialogue System for Student Problem Behavior Diagnosis",
+               "Sensory-Aware Sequential Recommendation via Review-Distilled Representations",
+               "Adaptive Theory of Mind for LLM-based Multi-Agent Coordination",
+               "DynMoLE: Boosting Mixture of LoRA Experts Fine-Tuning with a Hybrid Routing Mechanism",
+               "A 2D Semantic-Aware Position Encoding for Vision Transformers",
+               "SafeReview: Defending LLM-based Review Systems Against Adversarial Hidden Prompts"]
+    analyses = ["Understanding Generative Recommendation with Semantic IDs from a Model-scaling View",
+                "A Survey on Large Language Models in Multimodal Recommender Systems",
+                "Why Do Multi-Agent LLM Systems Fail?",
+                "Towards Understanding Reward Hacking in Language Models",
+                "A Closer Look into LLMs for Table Understanding",
+                "Accommodation and Epistemic Vigilance: A Pragmatic Account of Why LLMs Fail to Challenge Harmful Beliefs",
+                "Adaptability in Multi-Agent Reinforcement Learning: A Framework and Unified Review",
+                "Position: Recommender Systems Should Be Evaluated by Users"]
+    assert [t for t in methods if paper_role(t, topic) == "foundations"] == []
+    assert [t for t in analyses if paper_role(t, topic) != "foundations"] == []
