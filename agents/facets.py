@@ -42,7 +42,7 @@ _METHOD_WORDS = re.compile(r"\b(?:framework|method|approach|algorithm|architectu
 # Metrics as empirical papers name them; the canonical spelling is the dictionary key.
 METRICS = {
     "accuracy": r"accuracy", "F1": r"F1(?:[- ]scores?)?|F-score", "exact match": r"exact[- ]match|\bEM\b",
-    "BLEU": r"BLEU", "ROUGE": r"ROUGE(?:-\w+)?", "METEOR": r"METEOR", "BERTScore": r"BERTScore",
+    "BLEU": r"BLEU", "ROUGE": r"ROUGE(?:-\w+)?", "METEOR": r"METEOR", "BERTScore": r"BERTScore|BertScore",
     "nDCG": r"[nN]?DCG(?:@\d+)?", "ANLS": r"ANLS", "MRR": r"MRR", "mAP": r"mAP(?:@\d+)?|mean average precision",
     "NDS": r"NDS|nuScenes detection score",
     "recall": r"recall(?:@\d+)?", "precision": r"precision(?:@\d+)?", "latency": r"latency",
@@ -302,7 +302,12 @@ def defined_terms(abstract: str) -> set[str]:
     return set(_definitions(abstract))
 
 
+_LINK = re.compile(r"(?:https?://|www\.)\S+|\b(?:github|huggingface|gitlab)\.(?:com|co|io)/\S+", re.I)
+
+
 def _data_names(said: list[str], exclude: set[str], own: Sequence[str] = ()) -> list[str]:
+    # a link's path names an account or a repository, not data ("use XueyangFeng", a reader)
+    said = [_LINK.sub(" ", sentence) for sentence in said]
     text = " ".join(said)
     defined = defined_terms(text)
     found: list[str] = []

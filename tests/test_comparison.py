@@ -142,6 +142,10 @@ def test_one_work_of_each_kind_is_named_not_counted():
      "state-of-the-art performance, outperforming prior methods such as Circuit Breaker, RMU, and NPO, with up to "
      "95% reduction in attack success rates across the HarmBench and WildJailbreak benchmarks.",
      ["HarmBench", "WildJailbreak"], ["RepBend", "Circuit Breaker", "RMU", "NPO"]),
+    # a link's account name and a metric in another case (a closing-check reader: "use XueyangFeng",
+    # "use BertScore as named evaluation data")
+    ("Experiments on the WebShop benchmark show gains of 7% in BertScore. Code: https://github.com/XueyangFeng/Tool",
+     ["WebShop"], ["XueyangFeng", "BertScore"]),
     ("Using R-MHSafe and MHSafeEval, we conduct a large-scale evaluation across LLMs. Results on the MHSafe "
      "benchmark show gaps of 20%.",
      ["R-MHSafe", "MHSafe"], ["Using R-MHSafe"]),
