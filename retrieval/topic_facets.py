@@ -78,6 +78,9 @@ def stem_text(text: str) -> str:
     return " ".join(_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP)
 
 
+LONG_FACET = 3  # a facet of more units is a description, not a term (Facet.required)
+
+
 @dataclass(frozen=True)
 class Unit:
     phrase: str  # as read from the topic ("large language models", "fairness")
@@ -94,6 +97,16 @@ class Facet:
 
     def to_dict(self) -> dict:
         return {"phrase": self.phrase, "units": [u.to_dict() for u in self.units]}
+
+    @property
+    def required(self) -> float:
+        """The share of its units that names the facet: all of a short one ("efficient inference",
+        "3D object detection"), half of a description a user typed ("automatically transcribing
+        spoken audio into text": five units, "automatically" among them). Asking for every word of
+        a long description kept 1-27 papers for three of the 48 phrasings of
+        tests/data/topic_phrasings.json (topic_pool.md, session 20); no labelled topic has a facet
+        of more than three units."""
+        return 1.0 if len(self.units) <= LONG_FACET else 0.5
 
     @classmethod
     def from_dict(cls, data: dict) -> "Facet":
@@ -179,8 +192,9 @@ def unit_named(unit: Unit, stems: str) -> bool:
 
 
 def facet_shares(facets: Sequence[Facet], stems: str) -> list[float]:
-    """Per facet, the share of its units that ``stems`` (a stem_text) names."""
-    return [sum(unit_named(u, stems) for u in f.units) / len(f.units) for f in facets]
+    """Per facet, how much of it ``stems`` (a stem_text) names: the share of its units, over the
+    share that names it (``Facet.required``), at most 1 (1 = named)."""
+    return [min(1.0, sum(unit_named(u, stems) for u in f.units) / len(f.units) / f.required) for f in facets]
 
 
 @dataclass(frozen=True)

@@ -165,3 +165,18 @@ def test_a_rare_pairing_raises_the_bar_a_paper_not_naming_the_facet_must_reach()
     # too few papers name both facets to set a bar from: the fixed bar stands
     assert facet_bars(judge.facets, judge.facet_classifiers, judge.cache, [*undisputed[:3], passing]) == \
         [FACET_HOLDS_Z, FACET_HOLDS_Z]
+
+
+def test_a_long_description_a_user_typed_is_named_by_half_its_words_a_term_by_all():
+    """'automatically transcribing spoken audio into text with neural models' kept 1 paper when every
+    paper had to say 'automatically', 'transcribing', 'spoken', 'audio' and 'text' (a phrasing of
+    tests/data/topic_phrasings.json); a term of three words or fewer is still named only in full."""
+    from surveygraph.retrieval.topic_facets import facet_shares, stem_text, topic_facets
+
+    long_facet, neural = topic_facets("automatically transcribing spoken audio into text with neural models", [])
+    assert len(long_facet.units) == 5 and neural.required == 1.0
+    abstract = stem_text("We transcribe spoken audio of meetings into text with a neural encoder.")
+    assert facet_shares([long_facet, neural], abstract) == [1.0, 1.0]
+    assert facet_shares([long_facet], stem_text("Audio tagging of bird song."))[0] < 1.0
+    (term,) = topic_facets("3D object detection", [])
+    assert len(term.units) == 3 and facet_shares([term], stem_text("2D object detection in images"))[0] < 1.0
