@@ -316,6 +316,7 @@ def _data_names(said: list[str], exclude: set[str], own: Sequence[str] = ()) -> 
         results_sentence = bool(_RESULT_WORDS.search(sentence) or _NUMBER.search(sentence))
         if not (data_sentence or results_sentence):
             continue
+        baselines = [m.span(1) for m in _BASELINE_LIST.finditer(sentence)]  # read once per sentence
         for name in _listed_names(sentence):
             at = sentence.find(name)
             # in a results sentence without data words, only a name right after "on" is data
@@ -323,7 +324,7 @@ def _data_names(said: list[str], exclude: set[str], own: Sequence[str] = ()) -> 
                 continue
             # a sentence's opening word is no part of a name ("Using R-MHSafe and MHSafeEval, we ...")
             name = re.sub(r"^(?:Using|With|Via|From|For|And|The|On|In)\s+", "", name.rstrip(".-"))
-            in_baselines = any(m.start(1) <= at < m.end(1) for m in _BASELINE_LIST.finditer(sentence))
+            in_baselines = any(start <= at < end for start, end in baselines)
             if in_baselines or _BASELINE_BEFORE.search(sentence[max(0, at - 30):at]) or \
                     re.search(re.escape(name) + _TOOL_AFTER, text):
                 continue  # "improves over MedRAG" (a baseline), "the BGE-M3 retriever" (a tool): not evaluation data
