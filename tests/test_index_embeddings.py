@@ -79,3 +79,22 @@ def test_onnx_backend_without_optimum_is_one_line_error(tmp_home):
         pytest.skip("optimum is installed here")
     with pytest.raises(UserError, match="optimum"):
         get_embedder(load_settings(**{"embedding.model": "minilm", "embedding.backend": "onnx"}))
+
+
+def test_minilm_head_reads_a_paper_s_opening_only(tmp_home):
+    """minilm-head is MiniLM cut at HEAD_TOKENS word pieces: two texts that differ only after the
+    opening encode alike under it and apart under the full MiniLM, and the two never share cache
+    keys (the index records the encoder's name)."""
+    from surveygraph.retrieval.embeddings import HEAD_TOKENS, MINILM_HEAD
+
+    opening = " ".join(["graph neural networks learn node representations by message passing"] * (HEAD_TOKENS // 8))
+    texts = [f"{opening} for molecules", f"{opening} for recommendation in e-commerce and social networks"]
+    head = get_embedder(load_settings(**{"embedding.model": MINILM_HEAD, "embedding.cache": False}))
+    full = get_embedder(load_settings(**{"embedding.model": "minilm", "embedding.cache": False}))
+    assert head.name == MINILM_HEAD and head.dim == 384
+    a, b = head.encode(texts)
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    c, d = full.encode(texts)
+    assert c @ d < 0.9999
+    short = ["retrieval-augmented generation"]
+    np.testing.assert_allclose(head.encode(short), full.encode(short), atol=1e-5)  # within the opening: MiniLM
