@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
-from .topic_facets import facet_shares, read_facets, stem_text, topic_facets
+from .topic_facets import drop_phrasing_words, facet_shares, read_facets, stem_text, topic_facets
 from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
                           load_model, make_judge)
 
@@ -36,6 +36,7 @@ MIN_SEEDS = 5
 # topic, and "unlike the background" means nothing. Such stores are judged by their words.
 SMALL_STORE_FACTOR = 5
 MAX_SEEDS = 400  # the classifier learns the vocabulary from at most this many confident papers
+NEAREST_BY_MEANING = 100  # the topic string's nearest papers by embedding: which of its words the field uses
 STILL_ON_TOPIC = 0.9  # the last judge's probability a paper only an earlier round kept must still reach
 
 
@@ -241,6 +242,9 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     candidates = _retrieve(store, [topic], options.per_query)
     reader.fetch(candidates)
     facets = topic_facets(topic, [" ".join(reader.texts.get(i, ("", ""))) for i in candidates[:300]])
+    nearest = store.rank_ids(topic, NEAREST_BY_MEANING, mode="dense")
+    reader.fetch(nearest)
+    facets = drop_phrasing_words(facets, [" ".join(reader.texts.get(i, ("", ""))) for i in nearest])
     seeds, seed_rule = _seeds(candidates, reader, facets)
     cache = ReadingCache(space, facets)
     background_matrix = cache.term_rows(reader.records(background))

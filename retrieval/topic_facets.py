@@ -94,9 +94,12 @@ class Unit:
 class Facet:
     phrase: str
     units: tuple[Unit, ...]
+    # words of the phrasing the topic's nearest papers do not use ("teaching", "act" of "teaching
+    # robots to act"): read from the topic, not asked of its papers (see ``drop_phrasing_words``)
+    phrasing: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"phrase": self.phrase, "units": [u.to_dict() for u in self.units]}
+        return {"phrase": self.phrase, "units": [u.to_dict() for u in self.units], "phrasing": list(self.phrasing)}
 
     @property
     def required(self) -> float:
@@ -110,7 +113,8 @@ class Facet:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Facet":
-        return cls(str(data["phrase"]), tuple(Unit(str(u["phrase"]), tuple(u["forms"])) for u in data["units"]))
+        return cls(str(data["phrase"]), tuple(Unit(str(u["phrase"]), tuple(u["forms"])) for u in data["units"]),
+                   tuple(map(str, data.get("phrasing") or ())))
 
 
 def concept_phrases(topic: str) -> list[str]:
@@ -180,6 +184,38 @@ def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
     acronyms the literature uses."""
     facets = [Facet(p, _units(p, texts)) for p in concept_phrases(topic)]
     return [f for f in facets if f.units] or [Facet(topic, (Unit(topic, (stem_text(topic),)),))]
+
+
+# A unit of a several-word facet that fewer than this share of the papers nearest the topic in
+# meaning name is a word of how the user put it, not of the field. On the 21 labelled topics every
+# unit of a several-word facet is named by at least 0.32 of them (minilm-head; "scientific" of
+# "Scientific Large Language Models"); "teaching" and "act" of "teaching robots to act" by 0.03 and
+# 0.15, "transcribing" and "spoken" of "automatically transcribing spoken audio" by 0.03 and 0.12
+# (topic_pool.md, session 21). A facet of one unit is never thinned: a rare facet is what a
+# two-facet topic is about ("time series", named by 0.21).
+PHRASING_RATE = 0.2
+MIN_NEAREST = 20  # fewer nearest papers than this say nothing about the field's words
+
+
+def drop_phrasing_words(facets: Sequence[Facet], nearest_texts: Sequence[str]) -> list[Facet]:
+    """The facets without the words of the user's phrasing: in a facet of several units, those that
+    fewer than PHRASING_RATE of ``nearest_texts`` (title + abstract of the papers nearest the topic
+    string by embedding, a reading of meaning rather than words) name. The facet's most-named unit
+    always stays. Pseudo-relevance feedback on the query's terms, one facet at a time."""
+    stems = [stem_text(t) for t in nearest_texts]
+    if len(stems) < MIN_NEAREST:
+        return list(facets)
+    thinned: list[Facet] = []
+    for facet in facets:
+        if len(facet.units) < 2:
+            thinned.append(facet)
+            continue
+        rates = [sum(unit_named(u, s) for s in stems) / len(stems) for u in facet.units]
+        best = max(range(len(rates)), key=rates.__getitem__)
+        kept = tuple(u for i, (u, r) in enumerate(zip(facet.units, rates)) if r >= PHRASING_RATE or i == best)
+        dropped = tuple(u.phrase for u in facet.units if u not in kept)
+        thinned.append(Facet(facet.phrase, kept, facet.phrasing + dropped))
+    return thinned
 
 
 @lru_cache(maxsize=8192)

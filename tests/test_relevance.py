@@ -180,3 +180,40 @@ def test_a_long_description_a_user_typed_is_named_by_half_its_words_a_term_by_al
     assert facet_shares([long_facet], stem_text("Audio tagging of bird song."))[0] < 1.0
     (term,) = topic_facets("3D object detection", [])
     assert len(term.units) == 3 and facet_shares([term], stem_text("2D object detection in images"))[0] < 1.0
+
+
+def test_words_the_topic_s_nearest_papers_do_not_use_are_the_user_s_phrasing(shared_data):
+    """'teaching robots to act from vision and language instructions' was refused: every paper had to
+    say 'teaching' and 'act'. Read against the papers nearest it (here: the corpus's vision-language-
+    action and robot-instruction papers, real records), those two words are the user's, 'robot' and
+    the second facet's words the field's; a one-unit facet and a field's own term stay whole."""
+    import gzip
+    import json
+
+    from surveygraph.retrieval.topic_facets import PHRASING_RATE, drop_phrasing_words, stem_text, unit_named
+
+    nearest, other = [], []
+    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            title = record["title"].lower()
+            text = f"{record['title']} {record.get('abstract') or ''}"
+            if "vision-language-action" in title or ("robot" in title and "instruction" in title):
+                nearest.append(text)
+            elif "scientific" in title and ("language model" in title or "llm" in title):
+                other.append(text)
+            if len(nearest) >= 100 and len(other) >= 40:
+                break
+    robots, instructions = drop_phrasing_words(
+        topic_facets("teaching robots to act from vision and language instructions", nearest[:300]), nearest[:100])
+    assert [u.phrase for u in robots.units] == ["robot"] and set(robots.phrasing) == {"teaching", "act"}
+    assert [u.phrase for u in instructions.units] == ["vision", "language", "instruction"]
+    assert not instructions.phrasing
+    stems = [stem_text(t) for t in nearest[:100]]
+    for unit in instructions.units:  # each kept word is one the nearest papers use
+        assert sum(unit_named(unit, s) for s in stems) / len(stems) >= PHRASING_RATE
+    (science,) = drop_phrasing_words(topic_facets("Scientific Large Language Models", other), other)
+    assert [u.phrase for u in science.units] == ["scientific", "large language model"] and not science.phrasing
+    (lonely,) = drop_phrasing_words(topic_facets("Hallucination", []), other)  # one unit: never thinned
+    assert [u.phrase for u in lonely.units] == ["hallucination"] and not lonely.phrasing
+    assert drop_phrasing_words([robots], nearest[:5]) == [robots]  # too few nearest papers to read
