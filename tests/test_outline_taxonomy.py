@@ -243,3 +243,24 @@ def test_a_pool_whose_titles_name_systems_gets_no_subsection_named_like_its_sect
         titles = [normalize_title(sub["title"]) for sub in section["subsections"]]
         assert section["subsections"] and normalize_title(section["title"]) not in titles, (section["title"], titles)
         assert all(titles), titles
+
+
+def test_a_modifier_cut_before_its_noun_is_no_concept(shared_data):
+    """'training-free token' is continued by pruning, compression, reduction, merging ... in the
+    corpus's papers: a modifier, not a concept a heading may name ("Training-Free Token" headed a ViT
+    subsection a blind reader quoted); 'token pruning' and 'token merging', which end on their noun,
+    stay concepts."""
+    from surveygraph.agents.outline.concepts import PhraseIndex, phrase_key
+
+    pattern = re.compile(r"training-free token|token (pruning|merging)", re.I)
+    papers = []
+    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if pattern.search(f"{row['title']} {row['abstract']}"):
+                papers.append(row)
+    index = PhraseIndex([p["title"] for p in papers], [p["abstract"] for p in papers], set())
+    modifier = phrase_key("training-free token")
+    assert sum(index.followers[modifier].values()) >= 10 and index.incomplete(modifier)
+    for noun_phrase in ("token pruning", "token merging", "visual token pruning"):
+        assert not index.incomplete(phrase_key(noun_phrase)), noun_phrase

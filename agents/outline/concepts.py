@@ -218,6 +218,15 @@ def phrase_grams(words: list[str], banned: set[str], facts: _WordFacts | None = 
     return [tuple(low[i:i + n]) for i, n in _gram_spans(known)]
 
 
+# Words after a phrase that do not make it a modifier: generic heads ('token merging methods',
+# 'semantic segmentation tasks', 'vision transformer backbones') name what kind of thing it is.
+GENERIC_HEAD_STEMS = {stem_word(w) for w in GENERIC_WORDS | TASK_FOLLOWERS | {
+    "network", "networks", "architecture", "architectures", "module", "modules", "pipeline", "pipelines",
+    "benchmarks", "datasets", "settings", "scenarios", "applications", "domains", "paradigm", "paradigms",
+    "backbone", "backbones", "layer", "layers", "block", "blocks", "component", "components", "setup", "regime"}}
+MIN_MODIFIER_USES = 4
+
+
 class PhraseIndex:
     """Every candidate phrase of the pool with the rows that contain it (title / abstract)."""
 
@@ -261,13 +270,21 @@ class PhraseIndex:
         return sum(found[w] for w in MEASURE_CUES if w in found) / total if total >= MIN_USES else 0.0
 
     def incomplete(self, key: str) -> bool:
-        """Nearly always continued by the same word ('integrating external' -> 'knowledge')."""
+        """Nearly always continued by the same word ('integrating external' -> 'knowledge'), or, in
+        MIN_MODIFIER_USES uses or more, nearly always by some word that is not a generic head: a
+        modifier cut before the noun it modifies ('training-free token' -> pruning / merging /
+        reduction, 'supervised and reinforcement' -> learning / fine-tuning; blind readers quoted
+        "Training-Free Token" and "Diffusion-Based Image" as malformed headings)."""
         found = self.followers.get(key)
         if not found or sum(found.values()) < 2:
             return False
+        total = sum(found.values())
         word, count = found.most_common(1)[0]
         # a preposition after it ('model compression by ...') ends the phrase, it does not continue it
-        return bool(word) and word not in STOP and count >= 0.7 * sum(found.values())
+        if word and word not in STOP and count >= 0.7 * total:
+            return True
+        continued = sum(n for w, n in found.items() if w and w not in STOP and w not in GENERIC_HEAD_STEMS)
+        return total >= MIN_MODIFIER_USES and continued >= 0.7 * total
 
     def form(self, key: str) -> str:
         found = self.forms.get(key)
