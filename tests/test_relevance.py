@@ -217,3 +217,8 @@ def test_words_the_topic_s_nearest_papers_do_not_use_are_the_user_s_phrasing(sha
     (lonely,) = drop_phrasing_words(topic_facets("Hallucination", []), other)  # one unit: never thinned
     assert [u.phrase for u in lonely.units] == ["hallucination"] and not lonely.phrasing
     assert drop_phrasing_words([robots], nearest[:5]) == [robots]  # too few nearest papers to read
+    assert robots.required == 1.0  # three words as typed: a term, named in full
+    spoken = [f"{t} automatically transcribing spoken audio" for t in ("speech recognition of audio into text",) * 30]
+    (described,) = drop_phrasing_words(topic_facets("automatically transcribing spoken audio into text", []),
+                                       [s.replace("transcribing spoken ", "") for s in spoken])
+    assert len(described.units) == 3 and described.phrasing and described.required == 0.5  # still a description
