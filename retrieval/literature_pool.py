@@ -241,10 +241,11 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     space = TermSpace(background_docs)
     candidates = _retrieve(store, [topic], options.per_query)
     reader.fetch(candidates)
-    facets = topic_facets(topic, [" ".join(reader.texts.get(i, ("", ""))) for i in candidates[:300]])
+    first_texts = [" ".join(reader.texts.get(i, ("", ""))) for i in candidates[:300]]
+    facets = topic_facets(topic, first_texts)
     nearest = store.rank_ids(topic, NEAREST_BY_MEANING, mode="dense")
     reader.fetch(nearest)
-    facets = drop_phrasing_words(facets, [" ".join(reader.texts.get(i, ("", ""))) for i in nearest])
+    facets = drop_phrasing_words(facets, [" ".join(reader.texts.get(i, ("", ""))) for i in nearest], first_texts)
     seeds, seed_rule = _seeds(candidates, reader, facets)
     cache = ReadingCache(space, facets)
     background_matrix = cache.term_rows(reader.records(background))
