@@ -78,7 +78,9 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?(?:\d|o\d|oss)[\w.-]*)?|GPT-4o|ChatGP
                     r"Mamba[\w-]*|m?HuBERT[\w-]*|WavLM[\w-]*|data2vec[\w.-]*|Conformer[\w-]*|XLS-R|"
                     # read in a v13 ViT draft as evaluation data: "use AlexNet", "use SwinUNETR"
                     r"AlexNet|GoogLeNet|LeNet[\w-]*|Inception[\w-]*|Xception|SqueezeNet|ShuffleNet[\w-]*|"
-                    r"(?:Swin)?UNETR[\w-]*|TransUNet|nnU-?Net|SegFormer[\w-]*|Mask2Former|SAM\d?)(?![\w-])")
+                    r"(?:Swin)?UNETR[\w-]*|TransUNet|nnU-?Net|SegFormer[\w-]*|Mask2Former|SAM\d?|"
+                    # diffusion language models, read as evaluation data by a session-21 reader ("LLaDA")
+                    r"LLaDA[\w.-]*)(?![\w-])")
 # Spelled in any case ("MobilenetV2"), a backbone is no evaluation data either; nor is a family's name
 # before a word ("Swin Transformer", "Llama 3"): "Moon et al. use Swin Transformer" (a v11 reader).
 _MODEL_ANY_CASE = re.compile(_MODEL.pattern, re.I)
@@ -243,7 +245,10 @@ _NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[K
                        # detection's average precision and recall ("improve AP by 2 points"): measures
                        r"|^A[PR](?:\d{2})?$"
                        # a model size and its class ("use 7B LLMs", a v9 reader): not data
-                       r"|^\d+(?:\.\d+)?[KMB]\s+[A-Za-z]")
+                       r"|^\d+(?:\.\d+)?[KMB]\s+[A-Za-z]"
+                       # the hardware a method runs on ("Du et al. use RTX 4090", a session-21 reader)
+                       r"|^(?:NVIDIA |GeForce )?(?:RTX|GTX) ?\d{3,4}\w*$|^(?:NVIDIA )?(?:[AHBLV]\d{2,3}|A[456]000)(?: GPUs?)?$"
+                       r"|^(?:Jetson(?: \w+)*|TPUs?(?: ?v\d\w*)?|[GCNT]PUs?|FPGAs?)$")
 
 
 def _initials_match(acronym: str, words: list[str]) -> bool:
