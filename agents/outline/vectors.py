@@ -2,12 +2,12 @@
 
 Planning uses the paper index's own space: every paper of M already has its stored vector there
 (``corpus.vectors``), so a pool of 1,500 papers costs a lookup, not 1,500 abstracts through the
-contextual MiniLM (that took ~3 minutes of a 5-minute plan on two cores for 620 papers). The topic,
-headings and any paper the index lacks are encoded with the index's encoder (a static model by
-default: a few hundred short strings in milliseconds). Which papers are on topic was decided when M
-was built (agents/topic_pool.py), so the static space only has to place papers among headings of
-one field, which it does as well as the contextual model on the tuning topics
-(benchmarks/results/outline_taxonomy.md, "speed").
+full-text MiniLM (that took ~3 minutes of a 5-minute plan on two cores for 620 papers). The topic,
+headings and any paper the index lacks are encoded with the index's encoder (`minilm-head` by
+default since session 21, `minilm-static` in older homes: a few hundred short strings in well under
+a second). Which papers are on topic was decided when M was built (agents/topic_pool.py), so the
+space only has to place papers among headings of one field (benchmarks/results/outline_taxonomy.md,
+"speed" and "Session 21").
 """
 
 from __future__ import annotations
