@@ -18,7 +18,7 @@ from functools import lru_cache
 from ..errors import UserError
 from ..memory.store import paper_dump, remember_papers
 from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_literature_pool, key_phrases, rebuild_judge
-from ..retrieval.topic_judge import PaperRecord
+from ..retrieval.topic_judge import PaperRecord, model_for
 from .deps import GenerationDeps
 from .facets import KnownNames, paper_facets
 from .name_roles import is_data, is_tool, name_mentions
@@ -162,5 +162,5 @@ def on_topic(topic: str, record: dict | None, hits: list, deps: GenerationDeps) 
     vectors = deps.corpus.vectors([h.paper.paper_id for h in hits])
     records = [PaperRecord(h.paper.paper_id, h.paper.title, h.paper.abstract or "", vectors.get(h.paper.paper_id))
                for h in hits]
-    keep = judge.probability(records) >= float(record["threshold"])
+    keep = judge.probability(records, model_for(deps.corpus)) >= float(record["threshold"])
     return [h for h, k in zip(hits, keep) if k]

@@ -17,7 +17,8 @@ the pool that generation builds (retrieval/literature_pool.py):
    papers that were kept (papers never retrieved count as missed). 95% intervals by bootstrap
    within strata; the mean's interval by bootstrap over the per-topic replicates.
 
-``--write`` fits on every topic (last iteration's features) and writes retrieval/relevance_model.json.
+``--write`` fits on every topic (last iteration's features) and writes the model of the home's index
+encoder: retrieval/relevance_model.json (minilm-head, the default) or relevance_model_static.json.
 
 ``--heldout FILE`` (e.g. tests/data/relevance_heldout_labels.jsonl: six two-facet topics a user
 would type, never fitted on) skips the fit: it builds those topics' pools with the shipped model,
@@ -228,7 +229,10 @@ def main() -> None:
                                           "recall": round(r["recall"], 3)} for r in table]},
                   "command": "python benchmarks/relevance_bench.py --home <home> --write"}
         final = fit_model(x, y, w, threshold=cut, record=record)
-        out = REPO_ROOT / "retrieval" / "relevance_model.json"
+        from surveygraph.retrieval.topic_judge import model_path_for
+
+        record["encoder"] = corpus.settings.embedding.model
+        out = model_path_for(corpus)  # the model of the encoder this home indexes with
         out.write_text(json.dumps(final.to_dict(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {out.relative_to(REPO_ROOT)} (threshold {cut:.3f}; features {list(FEATURES)})")
 

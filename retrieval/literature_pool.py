@@ -28,7 +28,7 @@ import numpy as np
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
 from .topic_facets import drop_phrasing_words, facet_shares, read_facets, stem_text, topic_facets
 from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
-                          load_model, make_judge)
+                          make_judge, model_for)
 
 MIN_SEEDS = 5
 # The learned judge reads every paper against a random background sample of the store: in a store
@@ -313,7 +313,7 @@ def build_literature_pool(topic: str, store: PoolStore, *, options: PoolOptions 
                           model: RelevanceModel | None = None,
                           on_round: Callable[[PoolRound], None] | None = None) -> LiteraturePool:
     """The on-topic papers of the store for ``topic``, found in rounds (see the module doc)."""
-    model = model or load_model()
+    model = model or model_for(store)
     started = time.perf_counter()
     run = _start(topic, store, options)
     if _is_small(store, options):

@@ -37,7 +37,10 @@ import numpy as np
 from .topic_classifier import TermSpace, TopicClassifier, paper_document
 from .topic_facets import Facet, FacetReading, read_facets
 
-MODEL_PATH = Path(__file__).with_name("relevance_model.json")
+MODEL_PATH = Path(__file__).with_name("relevance_model.json")  # fitted on a minilm-head index (the default)
+# The model fitted on a minilm-static index (session 20): ``centroid_z`` and ``topic_z`` read the
+# index's own vectors, so a store indexed with the static encoder keeps the model fitted on it.
+STATIC_MODEL_PATH = Path(__file__).with_name("relevance_model_static.json")
 # A paper holds a facet in meaning when its score on the facet's vocabulary is this many standard
 # deviations above the store's background (chosen leave-one-topic-out on the labelled set:
 # benchmarks/results/topic_pool.md, "facet gate").
@@ -82,6 +85,16 @@ class RelevanceModel:
 @lru_cache(maxsize=2)
 def load_model(path: str | None = None) -> RelevanceModel:
     return RelevanceModel.from_dict(json.loads(Path(path or MODEL_PATH).read_text(encoding="utf-8")))
+
+
+def model_path_for(store: object) -> Path:
+    """The shipped model fitted on the encoder ``store`` (a Corpus) indexes with."""
+    encoder = getattr(getattr(getattr(store, "settings", None), "embedding", None), "model", None)
+    return STATIC_MODEL_PATH if encoder == "minilm-static" else MODEL_PATH
+
+
+def model_for(store: object) -> RelevanceModel:
+    return load_model(str(model_path_for(store)))
 
 
 def fit_model(matrix: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None, *,

@@ -250,3 +250,20 @@ def test_a_facet_the_candidates_say_verbatim_is_a_term_and_stays_whole(shared_da
     assert [u.phrase for u in thinned.units] == ["privacy"] and thinned.phrasing == ("attack",)
     whole, _ = drop_phrasing_words(facets, nearest[:100], candidates)
     assert [u.phrase for u in whole.units] == ["privacy", "attack"] and not whole.phrasing
+
+
+def test_the_relevance_model_matches_the_index_encoder(tmp_home):
+    """centroid_z and topic_z read the index's own vectors: a store indexed with minilm-static keeps
+    the model fitted on minilm-static features, a minilm-head store (the default) the one fitted
+    on those; each model file records the encoder it was fitted on."""
+    from types import SimpleNamespace
+
+    from surveygraph.retrieval.topic_judge import MODEL_PATH, STATIC_MODEL_PATH, model_for, model_path_for
+    from surveygraph.settings import load_settings
+
+    static = SimpleNamespace(settings=load_settings(**{"embedding.model": "minilm-static"}))
+    head = SimpleNamespace(settings=load_settings())
+    assert model_path_for(static) == STATIC_MODEL_PATH and model_path_for(head) == MODEL_PATH
+    assert model_for(static).record["encoder"] == "minilm-static"
+    assert model_for(head).record["encoder"] == head.settings.embedding.model == "minilm-head"
+    assert model_for(static).coef != model_for(head).coef
