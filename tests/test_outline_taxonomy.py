@@ -264,3 +264,19 @@ def test_a_modifier_cut_before_its_noun_is_no_concept(shared_data):
     assert sum(index.followers[modifier].values()) >= 10 and index.incomplete(modifier)
     for noun_phrase in ("token pruning", "token merging", "visual token pruning"):
         assert not index.incomplete(phrase_key(noun_phrase)), noun_phrase
+
+
+def test_a_phrase_cut_before_use_is_a_modifier_too(shared_data):
+    """'multi-turn tool' is continued by use, calling, learning ...: "use" ends the compound 'tool
+    use' (a heading "Multi-Turn Tool" came from it), it is no generic head like 'methods'."""
+    from surveygraph.agents.outline.concepts import PhraseIndex, phrase_key
+
+    papers = []
+    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if "multi-turn tool" in f"{row['title']} {row['abstract']}".lower():
+                papers.append(row)
+    index = PhraseIndex([p["title"] for p in papers], [p["abstract"] for p in papers], set())
+    key = phrase_key("multi-turn tool")
+    assert sum(index.followers[key].values()) >= 10 and index.incomplete(key)

@@ -220,8 +220,12 @@ def phrase_grams(words: list[str], banned: set[str], facts: _WordFacts | None = 
 
 # Words after a phrase that do not make it a modifier: generic heads ('token merging methods',
 # 'semantic segmentation tasks', 'vision transformer backbones') name what kind of thing it is.
-GENERIC_HEAD_STEMS = {stem_word(w) for w in GENERIC_WORDS | TASK_FOLLOWERS | {
-    "network", "networks", "architecture", "architectures", "module", "modules", "pipeline", "pipelines",
+# (nouns only: 'use' ends 'tool use', which "Multi-Turn Tool" and "Agentic Tool" headings were cut from)
+GENERIC_HEAD_STEMS = {stem_word(w) for w in TASK_FOLLOWERS | {
+    "model", "models", "method", "methods", "framework", "frameworks", "approach", "approaches", "system",
+    "systems", "technique", "techniques", "strategy", "strategies", "mechanism", "mechanisms", "paper", "papers",
+    "study", "studies", "work", "works", "performance", "tasks", "problems", "results", "capability",
+    "capabilities", "network", "networks", "architecture", "architectures", "module", "modules", "pipeline", "pipelines",
     "benchmarks", "datasets", "settings", "scenarios", "applications", "domains", "paradigm", "paradigms",
     "backbone", "backbones", "layer", "layers", "block", "blocks", "component", "components", "setup", "regime"}}
 MIN_MODIFIER_USES = 4
