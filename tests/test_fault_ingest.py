@@ -100,7 +100,9 @@ def test_a_full_disk_stops_an_ingest_with_one_line_and_loses_nothing(tmp_path):
     source = tmp_path / "many.jsonl"
     source.write_text("".join(_synthetic(2000)), encoding="utf-8")
     home = tmp_path / "home"
-    env = {"SURVEYGRAPH_STORE__INGEST_BATCH": "500"}
+    # batches small enough that some are stored before a file reaches the limit: a 384-dim
+    # minilm-head vector takes 1.5 KB of the embedding cache, so 500 of them nearly fill 1 MB at once
+    env = {"SURVEYGRAPH_STORE__INGEST_BATCH": "200"}
     limit = 1 << 20
 
     def small_files() -> None:
