@@ -89,8 +89,14 @@ def polish_sections(state: dict, deps: GenerationDeps) -> dict:
         originals = list(texts)
         texts, integrity["repeated_sentences_removed"] = drop_repeated_sentences(texts)
         for i, sid in enumerate(ids):
-            if originals[i].strip() and not texts[i].strip():  # polish must never empty a subsection
+            # polish must never empty a subsection, nor leave it without one of its works: an opening
+            # ("This subsection reviews four works on ...") that cites nothing is empty to a reader
+            uncited = PAPER_MARKER.search(originals[i]) and not PAPER_MARKER.search(texts[i])
+            if originals[i].strip() and (not texts[i].strip() or uncited):
+                opening = texts[i].strip()
                 texts[i] = keep_best_sentences(originals[i])
+                if opening and opening not in texts[i]:
+                    texts[i] = f"{opening} {texts[i]}"
                 reason = ("removing repeated sentences would have emptied the subsection; kept its "
                           f"{len(sentences(texts[i]))} best sentences")
                 log.warning("polish_sections %s: %s", sid, reason)

@@ -96,3 +96,15 @@ def test_a_sentence_relating_other_works_is_not_a_repeat():
     other = "Two works centre on knowledge graphs [@arxiv:2505.20862][@arxiv:2504.12137]."
     out, removed = drop_repeated_sentences([first, f"{other} {first}"])
     assert removed == 1 and out[1] == other
+
+
+def test_a_subsection_left_with_its_uncited_opening_keeps_its_cited_sentences(tmp_path):
+    """Repetition removal that leaves only the uncited opening ("This subsection reviews four works
+    on recent advances of generation and fusion.") has emptied the subsection for a reader: its best
+    cited sentences come back after the opening (a 7-paper RAG store, minilm-head index)."""
+    state = make_state()
+    opening = "This subsection reviews two works on fusion of retrievers in hybrid search systems."
+    state["drafts"]["1.2"]["text"] = f"{opening} {C} {A}\n\n{B}"
+    out = texts(polish_sections(state, deps(tmp_path)))
+    assert out["1.2"].startswith(opening) and "Hybrid systems fuse" in out["1.2"] and "[1" in out["1.2"]
+
