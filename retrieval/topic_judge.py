@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .embeddings import MINILM_STATIC
 from .topic_classifier import TermSpace, TopicClassifier, paper_document
 from .topic_facets import Facet, FacetReading, read_facets
 
@@ -90,7 +91,7 @@ def load_model(path: str | None = None) -> RelevanceModel:
 def model_path_for(store: object) -> Path:
     """The shipped model fitted on the encoder ``store`` (a Corpus) indexes with."""
     encoder = getattr(getattr(getattr(store, "settings", None), "embedding", None), "model", None)
-    return STATIC_MODEL_PATH if encoder == "minilm-static" else MODEL_PATH
+    return STATIC_MODEL_PATH if encoder == MINILM_STATIC else MODEL_PATH
 
 
 def model_for(store: object) -> RelevanceModel:
