@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .spelling import american_text
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
-from .topic_facets import drop_phrasing_words, facet_shares, read_facets, stem_text, topic_facets
+from .topic_facets import (drop_phrasing_words, drop_rare_facets, facet_shares, read_facets, stem_text, topic_facets,
+                           weigh_by_rarity)
 from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
                           make_judge, model_for)
 
@@ -82,11 +84,12 @@ class LiteraturePool:
     estimate: dict  # {"on_topic": float, "low": float, "high": float, "store": int}
     seed_ids: list[str] = field(default_factory=list)  # what the final judge learned from
     texts: dict[str, tuple[str, str]] = field(repr=False, default_factory=dict)
+    unasked: list[str] = field(default_factory=list)  # facets read as the user's wording (drop_rare_facets)
 
     def record(self) -> dict:
         return {"candidates": len(self.probability), "kept": len(self.kept), "threshold": round(self.threshold, 4),
                 "seeds": self.seeds, "seed_rule": self.seed_rule, "rounds": [r.to_dict() for r in self.rounds],
-                "estimated_on_topic": self.estimate, **self.judge.to_record()}
+                "estimated_on_topic": self.estimate, "facets_not_asked": self.unasked, **self.judge.to_record()}
 
 
 class PoolStore:
@@ -164,6 +167,8 @@ def _retrieve(store: PoolStore, queries: Sequence[str], per_query: int) -> list[
     found: list[str] = []
     for query in queries:
         found += store.rank_ids(query, per_query, mode="bm25") + store.rank_ids(query, per_query, mode="dense")
+        if american_text(query) != query:  # "tumours": the index holds the words as papers spell them, mostly "tumor"
+            found += store.rank_ids(american_text(query), per_query, mode="bm25")
     return list(dict.fromkeys(found))
 
 
@@ -219,6 +224,7 @@ class _Run:
     facet_classifiers: list
     store: PoolStore
     facet_bars: list[float]
+    unasked: list[str]
 
     def judge(self, seeds: Sequence[str], options: PoolOptions) -> "TopicJudge | FacetRuleJudge":
         """The judge that learned the topic's vocabulary and centroid from ``seeds`` (the facet
@@ -245,7 +251,9 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     facets = topic_facets(topic, first_texts)
     nearest = store.rank_ids(topic, NEAREST_BY_MEANING, mode="dense")
     reader.fetch(nearest)
-    facets = drop_phrasing_words(facets, [" ".join(reader.texts.get(i, ("", ""))) for i in nearest], first_texts)
+    nearest_texts = [" ".join(reader.texts.get(i, ("", ""))) for i in nearest]
+    facets, unasked = drop_rare_facets(drop_phrasing_words(facets, nearest_texts, first_texts), nearest_texts)
+    facets = weigh_by_rarity(facets, [" ".join(reader.texts.get(i, ("", ""))) for i in background])
     seeds, seed_rule = _seeds(candidates, reader, facets)
     cache = ReadingCache(space, facets)
     background_matrix = cache.term_rows(reader.records(background))
@@ -256,7 +264,7 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     return _Run(reader, background, background_docs, space, background_matrix,
                 np.stack([reader.vectors[i] for i in background if i in reader.vectors]),
                 store.encode_query(topic), candidates, facets, seeds, seed_rule, cache,
-                facet_classifiers, store, bars)
+                facet_classifiers, store, bars, unasked)
 
 
 def _is_small(store: PoolStore, options: PoolOptions) -> bool:
@@ -290,7 +298,7 @@ def _small_store_pool(topic: str, run: "_Run", store: PoolStore, options: PoolOp
     estimate = {"on_topic": float(len(kept)), "low": float(len(kept)), "high": float(len(kept)),
                 "store": store.count(), "rule": "small store: papers naming every facet"}
     return LiteraturePool(topic, kept, probability, judge, 1.0, rounds, len(run.seeds), run.seed_rule, estimate,
-                          list(run.seeds), texts=dict(run.reader.texts))
+                          list(run.seeds), texts=dict(run.reader.texts), unasked=run.unasked)
 
 
 def rebuild_judge(topic: str, seeds: Sequence[str], store: PoolStore, *,
@@ -374,4 +382,4 @@ def build_literature_pool(topic: str, store: PoolStore, *, options: PoolOptions 
                     key=lambda i: -best[i])
     return LiteraturePool(topic, pooled, {**probability, **{i: best[i] for i in pooled}}, judge, model.threshold,
                           rounds, len(run.seeds), run.seed_rule, estimate, judged_by,
-                          texts={i: reader.texts[i] for i in candidates if i in reader.texts})
+                          texts={i: reader.texts[i] for i in candidates if i in reader.texts}, unasked=run.unasked)

@@ -16,6 +16,7 @@ never writes "efficient inference", and the lexical facet score says so honestly
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from .bm25_index import tokenize
+from .spelling import american
 
 # Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
 # one of them: "Integrated Sensing and Communication" is one concept.
@@ -33,6 +35,9 @@ CONNECTORS = re.compile(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with|via|u
 # Head nouns that say what kind of thing a concept is, not what it is about.
 GENERIC_HEADS = frozenset({"model", "network", "system", "method", "approach", "framework", "technique",
                            "architecture", "algorithm", "survey", "review", "overview", "study", "studies"})
+# Nouns that say what kind of thing a concept is only when they end it: "time series data" is about
+# time series (few of its papers say "data"), while "data augmentation" needs its "data".
+TRAILING_HEADS = frozenset({"data", "dataset", "task", "problem", "application", "setting", "scenario"})
 _ACRONYM = re.compile(r"\(([A-Za-z0-9][A-Za-z0-9\-]{1,11})\)")
 _WORD = re.compile(r"[a-z0-9]+")
 # Function words never make a unit (the bm25 tokenizer's stopwords plus question words a user may type).
@@ -46,7 +51,7 @@ _REQUEST_WORDS = frozenset("how what why when where which who whom whose do does
                            "you your we our us me my i use uses used make makes made making handle handles handled "
                            "handling write writes written writing help helps helping work works apply applies applied "
                            "applying get gets getting give gives need needs want wants way ways about really actually "
-                           "latest "
+                           "latest compare compares compared comparing "
                            # a request's goal, not its subject ("how to stop LLMs from hallucinating",
                            # "making LLM inference faster and cheaper"): every on-topic paper would have
                            # to say "stop" or "cheaper"
@@ -65,9 +70,9 @@ def phrased_as_request(topic: str) -> bool:
 
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
-    """Snowball's stem, with the plural 's' of acronyms dropped too ("LLMs", "GNNs", "3DGS"),
-    which Snowball keeps."""
-    stem = _STEMMER.stemWord(word)
+    """Snowball's stem of the word's American spelling ("tumours" names "tumor"), with the plural
+    's' of acronyms dropped too ("LLMs", "GNNs", "3DGS"), which Snowball keeps."""
+    stem = _STEMMER.stemWord(american(word))
     if len(stem) > 3 and stem.endswith("s") and not stem.endswith("ss"):
         stem = stem[:-1]
     return stem
@@ -85,9 +90,11 @@ LONG_FACET = 3  # a facet of more units is a description, not a term (Facet.requ
 class Unit:
     phrase: str  # as read from the topic ("large language models", "fairness")
     forms: tuple[str, ...]  # stem strings, any of which names the unit ("larg languag model", "llm")
+    # how much naming it counts towards a description's share (``weigh_by_rarity``); 1 in a term
+    weight: float = 1.0
 
     def to_dict(self) -> dict:
-        return {"phrase": self.phrase, "forms": list(self.forms)}
+        return {"phrase": self.phrase, "forms": list(self.forms), "weight": self.weight}
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,8 @@ class Facet:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Facet":
-        return cls(str(data["phrase"]), tuple(Unit(str(u["phrase"]), tuple(u["forms"])) for u in data["units"]),
+        return cls(str(data["phrase"]),
+                   tuple(Unit(str(u["phrase"]), tuple(u["forms"]), float(u.get("weight", 1.0))) for u in data["units"]),
                    tuple(map(str, data.get("phrasing") or ())))
 
 
@@ -123,7 +131,24 @@ def concept_phrases(topic: str) -> list[str]:
     """The topic split at its connectors: "Diffusion Models for Video Generation" ->
     ["Diffusion Models", "Video Generation"]."""
     parts = [p.strip(" ,:;-") for p in CONNECTORS.split(" ".join(topic.split()))]
-    return [p for p in parts if tokenize(p)]
+    return [piece for p in parts if tokenize(p) for piece in _split_purpose(p)]
+
+
+_TO = re.compile(r"\s+to\s+", re.IGNORECASE)
+MIN_PURPOSE_WORDS = 2  # content words on each side of "to" for "X to Y" to be a tool and a task
+
+
+def _split_purpose(phrase: str) -> list[str]:
+    """ "large language models to forecast time series data" -> the tool and the task, two facets:
+    read as one description, half of its words named it, and "LLM" + "data" kept LLM-data-curation
+    papers (session 21, read last of five). Split only when each side has MIN_PURPOSE_WORDS content
+    words, so "text to speech", "sequence to sequence" and "robots to act" (whose "act" no paper
+    needs to say) stay whole."""
+    pieces = _TO.split(phrase)
+    if len(pieces) != 2:
+        return [phrase]
+    content = [[t for t in tokenize(p) if t not in _REQUEST_WORDS and t not in GENERIC_HEADS] for p in pieces]
+    return pieces if all(len(c) >= MIN_PURPOSE_WORDS for c in content) else [phrase]
 
 
 def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_count: int = 2) -> list[str]:
@@ -148,16 +173,39 @@ def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_cou
     return sorted(a for a, n in counts.items() if n >= min_count and len(a) >= 2)
 
 
+_WORD_OR_COMMA = re.compile(r"[a-z0-9]+|,")
+
+
+def _words_with_joins(phrase: str) -> list[tuple[str, bool]]:
+    """The phrase's words (those that make a token), each with whether "and", "or" or a comma
+    joins it to the word before: the words so joined are alternatives of one unit. A survey of
+    "organs and tumours in CT and MRI scans" covers a paper on CT scans of tumours; asking every
+    word of "CT and MRI scans" of each paper kept registration and motion-prediction papers that
+    the facet words could not tell apart (session 21). A joined phrase the literature abbreviates
+    ("integrated sensing and communication (ISAC)") is one unit first (``mine_acronyms``)."""
+    out: list[tuple[str, bool]] = []
+    joined = False
+    for word in _WORD_OR_COMMA.findall(phrase.lower()):
+        if word in (",", "and", "or", "vs", "versus"):  # "graph neural networks vs transformers"
+            joined = bool(out)
+        elif tokenize(word):
+            out.append((word, joined))
+            joined = False
+    return out
+
+
 def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     """Longest sub-phrases that the texts abbreviate become one unit each; the other content words
     are units of their own (generic heads only when nothing else is left)."""
     # Each token beside the word it came from: units are stemmed from the words, as paper texts
     # are (stem_text); the tokenizer's plural cut would make "autonomous" 'autonomou', which no
     # text's stem ('autonom') ever matches.
-    pairs = [(token, word) for word in _WORD.findall(phrase.lower()) for token in tokenize(word)]
+    pairs = [(token, word, joined) for word, joined in _words_with_joins(phrase) for token in tokenize(word)]
     # the word as typed and its token: the tokenizer cuts a plural "s" first ("does" -> 'doe')
-    kept = [(t, w) for t, w in pairs if t not in _REQUEST_WORDS and w not in _REQUEST_WORDS] or pairs
-    tokens, words = [t for t, _ in kept], [w for _, w in kept]
+    kept = [p for p in pairs if p[0] not in _REQUEST_WORDS and p[1] not in _REQUEST_WORDS] or pairs
+    if len(kept) > 1 and kept[-1][0] in TRAILING_HEADS:  # "time series data": what the words are about is "time series"
+        kept = kept[:-1]
+    tokens, words, joins = [p[0] for p in kept], [p[1] for p in kept], [p[2] for p in kept]
     taken = [False] * len(tokens)
     units: list[Unit] = []
     for size in range(len(tokens), 1, -1):
@@ -175,8 +223,17 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
                 taken[start:start + size] = [True] * size
     rest = [i for i, t in enumerate(tokens) if not taken[i]]
     content = [i for i in rest if tokens[i] not in GENERIC_HEADS]
+    groups: list[list[int]] = []
     for i in (content if (content or units) else rest):
-        units.append(Unit(tokens[i], (_stem(words[i]),)))
+        # "CT and MRI scans": CT or MRI, and scans; but "image recognition and computer vision" joins
+        # two phrases, and "recognition or computer" would be neither: their words stay units
+        two_phrases = i >= 2 and not joins[i - 1] and i + 1 < len(tokens) and not joins[i + 1]
+        if groups and joins[i] and groups[-1][-1] == i - 1 and not two_phrases:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    for group in groups:
+        units.append(Unit(" or ".join(tokens[i] for i in group), tuple(dict.fromkeys(_stem(words[i]) for i in group))))
     order = {u.phrase: min((i for i, t in enumerate(tokens) if u.phrase.split()[0] == t), default=0) for u in units}
     return tuple(sorted(units, key=lambda u: order[u.phrase]))
 
@@ -184,8 +241,11 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
 def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
     """The topic's facets; ``texts`` (titles and abstracts of the first candidates) give the
     acronyms the literature uses."""
-    facets = [Facet(p, _units(p, texts)) for p in concept_phrases(topic)]
-    return [f for f in facets if f.units] or [Facet(topic, (Unit(topic, (stem_text(topic),)),))]
+    facets = [f for f in (Facet(p, _units(p, texts)) for p in concept_phrases(topic)) if f.units]
+    # "a survey of federated learning", "what are the latest methods for 3D reconstruction": a
+    # facet of generic heads only says what kind of text the user wants, and no paper needs to say it
+    named = [f for f in facets if not all(u.phrase in GENERIC_HEADS for u in f.units)]
+    return named or facets or [Facet(topic, (Unit(topic, (stem_text(topic),)),))]
 
 
 # A unit of a several-word facet that fewer than this share of the papers nearest the topic in
@@ -228,6 +288,53 @@ def drop_phrasing_words(facets: Sequence[Facet], nearest_texts: Sequence[str],
     return thinned
 
 
+# A facet of one unit that fewer than this share of the topic's nearest papers name is a word of the
+# user's phrasing too ("photos" of "making 3D scenes from photos with gaussian splats": 0.09; asked
+# of every paper, it kept 49). The rarest one-unit facet of the 21 labelled topics and the six
+# held-out two-facet topics is named by 0.19 ("chemistry" of "large language models for chemistry",
+# "recommender" of "fairness in recommender systems"); half of that is the bar.
+RARE_FACET_RATE = 0.1
+
+
+def drop_rare_facets(facets: Sequence[Facet], nearest_texts: Sequence[str]) -> tuple[list[Facet], list[str]]:
+    """The facets without the one-unit facets fewer than RARE_FACET_RATE of ``nearest_texts`` name,
+    and the phrases of those dropped. The topic's most-named facet always stays."""
+    stems = [stem_text(t) for t in nearest_texts]
+    if len(stems) < MIN_NEAREST or len(facets) < 2:
+        return list(facets), []
+    rates = [sum(all(unit_named(u, s) for u in f.units) for s in stems) / len(stems) for f in facets]
+    best = max(range(len(facets)), key=rates.__getitem__)
+    kept = [f for i, f in enumerate(facets) if i == best or len(f.units) > 1 or rates[i] >= RARE_FACET_RATE]
+    return kept, [f.phrase for f in facets if f not in kept]
+
+
+# A unit every store paper names still counts for a little: a description of common words only
+# ("data for models") is read by them rather than by nothing.
+MIN_WEIGHT = 0.1
+
+
+def weigh_by_rarity(facets: Sequence[Facet], store_texts: Sequence[str]) -> list[Facet]:
+    """The facets, each unit of a description (``Facet.required`` < 1) weighted by its inverse
+    document frequency in ``store_texts`` (a random sample of the store): half of "large language
+    models to forecast time series data" is not "LLM" + "data", which a third of all papers name
+    (session 21: that reading kept LLM-data-curation and satellite papers, and the survey was read
+    last of five), but "time series" + "forecast", or "LLM" + "time series". Terms (every unit
+    asked) are left unweighted."""
+    stems = [stem_text(t) for t in store_texts]
+    if len(stems) < MIN_NEAREST:
+        return list(facets)
+    weighed: list[Facet] = []
+    for facet in facets:
+        if facet.required >= 1.0:
+            weighed.append(facet)
+            continue
+        units = tuple(Unit(u.phrase, u.forms, round(max(MIN_WEIGHT, math.log((len(stems) + 1) /
+                                                                               (sum(unit_named(u, s) for s in stems) + 1))), 3))
+                      for u in facet.units)
+        weighed.append(Facet(facet.phrase, units, facet.phrasing))
+    return weighed
+
+
 def _said_verbatim(facet: Facet, stems: Sequence[str]) -> int:
     """How many of ``stems`` name the facet's units in a row, each by any of its forms."""
     pattern = re.compile(r"(?<!\S)" + r"\s+".join("(?:" + "|".join(map(re.escape, u.forms)) + ")" for u in facet.units)
@@ -245,9 +352,10 @@ def unit_named(unit: Unit, stems: str) -> bool:
 
 
 def facet_shares(facets: Sequence[Facet], stems: str) -> list[float]:
-    """Per facet, how much of it ``stems`` (a stem_text) names: the share of its units, over the
+    """Per facet, how much of it ``stems`` (a stem_text) names: the (weighted) share of its units, over the
     share that names it (``Facet.required``), at most 1 (1 = named)."""
-    return [min(1.0, sum(unit_named(u, stems) for u in f.units) / len(f.units) / f.required) for f in facets]
+    return [min(1.0, sum(u.weight for u in f.units if unit_named(u, stems)) / sum(u.weight for u in f.units) / f.required)
+            for f in facets]
 
 
 @dataclass(frozen=True)

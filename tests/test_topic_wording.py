@@ -1,0 +1,115 @@
+"""How a user's wording of a topic is read against real corpus papers: British spelling, "and" /
+"or" alternatives, and the rare words that carry a long description."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import pytest
+
+from surveygraph.retrieval.spelling import american, american_text
+from surveygraph.retrieval.topic_facets import (
+    drop_rare_facets, facet_shares, stem_text, topic_facets, weigh_by_rarity,
+)
+
+
+@pytest.fixture(scope="module")
+def corpus_texts(shared_data) -> list[tuple[str, str]]:
+    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as handle:
+        return [(r["title"], f"{r['title']} {r.get('abstract') or ''}") for r in map(json.loads, handle)]
+
+
+def test_british_spellings_read_as_american_and_nothing_else_merges():
+    assert [american(w) for w in ("tumours", "optimisation", "analyse", "centre", "paediatric", "behavioural",
+                                  "dialogue")] == ["tumors", "optimization", "analyze", "center", "pediatric",
+                                                   "behavioral", "dialog"]
+    # -our is a list, not a rule: "four" is not "for", "tour" is not "Tor"
+    assert [american(w) for w in ("four", "tour", "hour", "contour", "analysis", "series")] == \
+        ["four", "tour", "hour", "contour", "analysis", "series"]
+    assert american_text("Segmenting Tumours in CT") == "Segmenting tumors in CT"
+    assert stem_text("tumour segmentation") == stem_text("tumor segmentation")
+
+
+def test_a_british_topic_names_the_papers_that_spell_it_the_american_way(corpus_texts):
+    papers = [text for title, text in corpus_texts if "tumor" in title.lower() and "segment" in title.lower()]
+    assert len(papers) >= 20
+    facets = topic_facets("tumour segmentation", [])
+    named = [min(facet_shares(facets, stem_text(t))) >= 1.0 for t in papers]
+    assert sum(named) == len(papers)
+
+
+def test_and_joins_alternatives_of_one_unit(corpus_texts):
+    first, second = topic_facets("segmenting organs and tumours in CT and MRI scans", [])
+    assert [u.phrase for u in first.units] == ["segmenting", "organ or tumour"]
+    assert [u.phrase for u in second.units] == ["ct or mri", "scan"]
+    # real papers on CT (not MRI) tumour segmentation are in scope: each names both facets
+    ct_only = [t for title, t in corpus_texts if all(w in title.lower() for w in ("ct", "tumor", "segment"))
+               and "mri" not in t.lower() and "scan" in t.lower()]
+    assert ct_only
+    assert all(min(facet_shares([first, second], stem_text(t))) >= 1.0 for t in ct_only)
+    # "and" between two phrases joins neither word to the other
+    (_, vision) = topic_facets("transformer architectures for image recognition and computer vision tasks", [])
+    assert [u.phrase for u in vision.units] == ["image", "recognition", "computer", "vision"]
+    # a phrase the literature abbreviates is one unit, "and" and all
+    texts = ["Integrated sensing and communication (ISAC) unifies radar and links."] * 3
+    (isac,) = topic_facets("Integrated Sensing and Communication", texts)
+    assert len(isac.units) == 1 and "isac" in isac.units[0].forms
+
+
+def test_a_description_is_carried_by_its_rare_words_not_by_common_ones(corpus_texts):
+    sample = [t for _, t in random.Random(7).sample(corpus_texts, 2000)]
+    (facet,) = weigh_by_rarity(topic_facets("deep learning time series forecasting", []), sample)
+    assert facet.required == 0.5  # five units: a description, half of it names it
+    weights = {u.phrase: u.weight for u in facet.units}
+    assert max(weights["deep"], weights["learning"], weights["time"]) < min(weights["serie"], weights["forecasting"])
+    # real deep-learning papers that say "time" (real-time, ...) and nothing of the task: three of five
+    # units, half of them by count, but not the half that says what the topic is
+    common = [t for title, t in corpus_texts if "deep learning" in title.lower() and " time" in t.lower()
+              and not any(w in t.lower() for w in ("series", "forecast"))]
+    on_topic = [t for title, t in corpus_texts if "time series forecasting" in title.lower()]
+    assert len(common) >= 20 and len(on_topic) >= 10
+    assert all(facet_shares([facet], stem_text(t))[0] < 1.0 for t in common)
+    assert all(facet_shares([facet], stem_text(t))[0] >= 1.0 for t in on_topic)
+    # a term (every unit asked) is not weighed
+    (term,) = weigh_by_rarity(topic_facets("time series forecasting", []), sample)
+    assert {u.weight for u in term.units} == {1.0}
+
+
+def test_a_tool_to_a_task_is_two_facets():
+    """ "using large language models to forecast time series data": LLMs, and forecasting time
+    series; read as one description, LLM-data-curation papers named half of it."""
+    units = [[u.phrase for u in f.units]
+             for f in topic_facets("using large language models to forecast time series data", [])]
+    assert units == [["large", "language"], ["forecast", "time", "serie"]]  # a trailing "data" is no unit
+    assert [u.phrase for u in topic_facets("text to speech synthesis", [])[0].units] == ["text", "speech", "synthesi"]
+    assert [f.phrase for f in topic_facets("teaching robots to act from vision and language", [])][0] == \
+        "teaching robots to act"
+
+
+def test_words_that_name_the_kind_of_text_wanted_are_not_facets():
+    """No paper needs to say "survey" or "methods" to be on "a survey of federated learning"."""
+    units = [[u.phrase for u in f.units] for f in topic_facets("a survey of federated learning under non-IID data", [])]
+    assert units == [["federated", "learning"], ["non", "iid"]]
+    units = [[u.phrase for u in f.units]
+             for f in topic_facets("What are the latest methods for 3D reconstruction from a single image?", [])]
+    assert units == [["3d", "reconstruction"], ["single", "image"]]
+    units = [[u.phrase for u in f.units] for f in topic_facets("how do vision transformers compare to CNNs?", [])]
+    assert units == [["vision", "transformer", "cnn"]]
+    assert [[u.phrase for u in f.units] for f in topic_facets("methods", [])] == [["method"]]  # nothing else: kept
+
+
+def test_a_one_word_facet_the_field_does_not_use_is_the_user_s_wording(corpus_texts):
+    """ "making 3D scenes from photos with gaussian splats": splatting papers say "images" and
+    "views"; asking each to say "photo" kept 49 of the corpus's several hundred."""
+    splatting = [t for title, t in corpus_texts if "gaussian splatting" in title.lower()][:100]
+    facets = topic_facets("making 3D scenes from photos with gaussian splats", splatting)
+    kept, unasked = drop_rare_facets(facets, splatting)
+    assert unasked == ["photos"] and [f.phrase for f in kept] == ["making 3D scenes", "gaussian splats"]
+    # a rare facet that is the topic's subject stays: chemistry papers among LLM-for-science ones
+    science = [t for title, t in corpus_texts if ("language model" in title.lower() or "llm" in title.lower())
+               and any(w in title.lower() for w in ("chemi", "molecul", "materials", "protein"))][:100]
+    kept, unasked = drop_rare_facets(topic_facets("large language models for chemistry", science), science)
+    assert len(kept) == 2 and not unasked
+    assert drop_rare_facets(facets, splatting[:5]) == (facets, [])  # too few nearest papers to read
