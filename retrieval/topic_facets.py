@@ -56,7 +56,7 @@ _REQUEST_WORDS = frozenset("how what why when where which who whom whose do does
                            # "making LLM inference faster and cheaper"): every on-topic paper would have
                            # to say "stop" or "cheaper"
                            "stop stops stopping prevent prevents preventing avoid avoids avoiding fix fixes "
-                           "fixing improve improves improving speed speeds speeding faster cheaper better "
+                           "fixing keep keeps keeping improve improves improving speed speeds speeding faster cheaper better "
                            "quicker more less up".split())
 _STEMMER = snowballstemmer.stemmer("english")
 
@@ -147,7 +147,8 @@ def _split_purpose(phrase: str) -> list[str]:
     pieces = _TO.split(phrase)
     if len(pieces) != 2:
         return [phrase]
-    content = [[t for t in tokenize(p) if t not in _REQUEST_WORDS and t not in GENERIC_HEADS] for p in pieces]
+    content = [[t for t in tokenize(p) if t not in _REQUEST_WORDS and t not in GENERIC_HEADS and t not in TRAILING_HEADS]
+               for p in pieces]  # "to solve tasks" is one word of a task: "solve"
     return pieces if all(len(c) >= MIN_PURPOSE_WORDS for c in content) else [phrase]
 
 
@@ -206,6 +207,10 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     if len(kept) > 1 and kept[-1][0] in TRAILING_HEADS:  # "time series data": what the words are about is "time series"
         kept = kept[:-1]
     tokens, words, joins = [p[0] for p in kept], [p[1] for p in kept], [p[2] for p in kept]
+    if any(_joins_two_phrases(joins, i) for i in range(len(tokens))):
+        alternatives = _phrase_alternatives(tokens, words, joins, texts)
+        if alternatives:
+            return (alternatives,)
     taken = [False] * len(tokens)
     units: list[Unit] = []
     for size in range(len(tokens), 1, -1):
@@ -225,10 +230,7 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     content = [i for i in rest if tokens[i] not in GENERIC_HEADS]
     groups: list[list[int]] = []
     for i in (content if (content or units) else rest):
-        # "CT and MRI scans": CT or MRI, and scans; but "image recognition and computer vision" joins
-        # two phrases, and "recognition or computer" would be neither: their words stay units
-        two_phrases = i >= 2 and not joins[i - 1] and i + 1 < len(tokens) and not joins[i + 1]
-        if groups and joins[i] and groups[-1][-1] == i - 1 and not two_phrases:
+        if groups and joins[i] and groups[-1][-1] == i - 1:  # "CT and MRI scans": CT or MRI, and scans
             groups[-1].append(i)
         else:
             groups.append([i])
@@ -236,6 +238,41 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
         units.append(Unit(" or ".join(tokens[i] for i in group), tuple(dict.fromkeys(_stem(words[i]) for i in group))))
     order = {u.phrase: min((i for i, t in enumerate(tokens) if u.phrase.split()[0] == t), default=0) for u in units}
     return tuple(sorted(units, key=lambda u: order[u.phrase]))
+
+
+def _joins_two_phrases(joins: Sequence[bool], i: int) -> bool:
+    """Whether the "and" before word ``i`` joins two phrases of several words each ("image
+    recognition and computer vision"), not words sharing a head ("CT and MRI scans") or a modifier
+    ("human values and preferences")."""
+    return joins[i] and i >= 2 and not joins[i - 1] and i + 1 < len(joins) and not joins[i + 1]
+
+
+def _phrase_alternatives(tokens: Sequence[str], words: Sequence[str], joins: Sequence[bool],
+                         texts: Sequence[str]) -> Unit | None:
+    """One unit whose forms are the joined phrases, each said as a whole (or by the acronym the
+    texts give it): "graph representation learning and message passing networks" is named by
+    either. Read word by word, half of its five words named it, weighed by rarity "message" and
+    "passing" (session 22: 321 -> 156 papers kept), and "recognition or computer" names nothing.
+    None unless MIN_TERM_USES of ``texts`` say each phrase: "producing harmful or dangerous
+    outputs" has the same shape, and "dangerous outputs" is no phrase of the field (its words
+    are then alternatives: "harmful or dangerous")."""
+    starts = [0] + [i for i in range(1, len(tokens)) if joins[i]]
+    forms: list[str] = []
+    phrases: list[str] = []
+    for start, end in zip(starts, starts[1:] + [len(tokens)]):
+        run = list(range(start, end))
+        while len(run) > 1 and tokens[run[-1]] in GENERIC_HEADS:  # "message passing networks" -> "message passing"
+            run.pop()
+        forms += [stem_text(" ".join(words[i] for i in run)),
+                  *(stem_text(a) for a in mine_acronyms([tokens[i] for i in range(start, end)], texts))]
+        phrases.append(" ".join(tokens[i] for i in run))
+    stems = [stem_text(t) for t in texts]
+    said = [sum(bool(_form_pattern(stem_text(" ".join(words[i] for i in range(start, end)
+                                                       if tokens[i] not in GENERIC_HEADS))).search(s)) for s in stems)
+            for start, end in zip(starts, starts[1:] + [len(tokens)])]
+    if min(said) < MIN_TERM_USES:
+        return None
+    return Unit(" or ".join(phrases), tuple(dict.fromkeys(f for f in forms if f)))
 
 
 def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 
 import pytest
 
@@ -49,9 +50,23 @@ def test_and_joins_alternatives_of_one_unit(corpus_texts):
                and "mri" not in t.lower() and "scan" in t.lower()]
     assert ct_only
     assert all(min(facet_shares([first, second], stem_text(t))) >= 1.0 for t in ct_only)
-    # "and" between two phrases joins neither word to the other
-    (_, vision) = topic_facets("transformer architectures for image recognition and computer vision tasks", [])
-    assert [u.phrase for u in vision.units] == ["image", "recognition", "computer", "vision"]
+    # "and" between two phrases: either phrase, said whole, names it
+    said = [t for _, t in corpus_texts if re.search(r"\b(image recognition|computer vision|graph representation "
+                                                    r"learning|message passing|harmful|dangerous)\b", t.lower())][:600]
+    (_, vision) = topic_facets("transformer architectures for image recognition and computer vision tasks", said)
+    assert [u.forms[:2] for u in vision.units] == [("imag recognit", "comput vision")]  # and "cv", mined
+    graph_texts = [t for _, t in corpus_texts if re.search(r"\b(graph representation learning|message passing)\b",
+                                                            t.lower())][:300]
+    (graphs,) = topic_facets("graph representation learning and message passing networks", graph_texts)
+    assert [u.forms[:2] for u in graphs.units] == [("graph represent learn", "messag pass")]
+    named = [min(facet_shares([graphs], stem_text(t))) >= 1.0 for title, t in corpus_texts
+             if re.search(r"\b(message passing|graph representation learning)\b", title.lower())]
+    assert len(named) >= 10 and all(named)
+    assert facet_shares([vision], stem_text("a computer model of image quality"))[0] < 1.0
+    # the same shape, but "dangerous outputs" is no phrase the papers say: its words are alternatives
+    (_, outputs) = topic_facets("keeping LLMs from producing harmful or dangerous outputs", said)
+    assert [u.phrase for u in outputs.units] == ["producing", "harmful or dangerou", "output"]
+    assert len(topic_facets("transformer architectures for image recognition and computer vision tasks", [])[1].units) > 1
     # a phrase the literature abbreviates is one unit, "and" and all
     texts = ["Integrated sensing and communication (ISAC) unifies radar and links."] * 3
     (isac,) = topic_facets("Integrated Sensing and Communication", texts)
@@ -84,6 +99,8 @@ def test_a_tool_to_a_task_is_two_facets():
              for f in topic_facets("using large language models to forecast time series data", [])]
     assert units == [["large", "language"], ["forecast", "time", "serie"]]  # a trailing "data" is no unit
     assert [u.phrase for u in topic_facets("text to speech synthesis", [])[0].units] == ["text", "speech", "synthesi"]
+    # "to solve tasks" names no task: one facet, not a facet "solve" every paper must say
+    assert len(topic_facets("LLM agents cooperating and debating to solve tasks", [])) == 1
     assert [f.phrase for f in topic_facets("teaching robots to act from vision and language", [])][0] == \
         "teaching robots to act"
 
