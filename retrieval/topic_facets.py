@@ -118,8 +118,11 @@ class Facet:
         of more than three units. Counted as typed, words of the phrasing included: a description
         thinned to three units ('automatically', 'audio', 'text') is still a description (asking
         for all three kept 8 papers where half of the five had kept 30)."""
-        typed = sum(len(u.phrase.split(" or ")) for u in self.units) + len(self.phrasing)  # "harmful or dangerous": 2
-        return 1.0 if typed <= LONG_FACET else 0.5
+        # words joined by "and" / "or" are one slot ("image classification and detection": the
+        # image, the task, and transformers): counted as two, "applying transformers to image
+        # classification and detection" was a description whose CNN papers named half of it, and
+        # its blind reader found "many off-topic CNN-only papers" (session 22)
+        return 1.0 if len(self.units) + len(self.phrasing) <= LONG_FACET else 0.5
 
     @classmethod
     def from_dict(cls, data: dict) -> "Facet":

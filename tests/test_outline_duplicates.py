@@ -62,6 +62,22 @@ def test_a_section_is_never_emptied_by_a_merge():
     assert merged[1]["subs"][0]["merged"] == 2 and set(range(12, 20)) <= set(merged[1]["subs"][0]["rows"])
 
 
+def test_subsections_named_by_kinds_of_work_are_no_concept_to_merge():
+    """An 83-paper pool (LLM time-series forecasting, session 22): its method section's papers no
+    phrase parts were named "Methods, Benchmarks and Datasets"; merged as one concept with the
+    evaluation section's lone "Benchmarks and Datasets", the 65 method papers moved under the
+    benchmarks, and the blind reader found "Benchmarks and Evaluation holds 32 method papers"."""
+    topic = "using large language models to forecast time series data"
+    kinds = {"source": "role:kinds"}
+    sections = [{"title": "Methods for Using Large Language Models to Forecast Time Series Data", "rows": list(range(71)),
+                 "subs": [_sub("Question Answering", list(range(6))),
+                          _sub("Methods, Benchmarks and Datasets", list(range(6, 71))) | kinds]},
+                {"title": "Benchmarks and Evaluation", "rows": list(range(71, 83)),
+                 "subs": [_sub("Benchmarks and Datasets", list(range(71, 83))) | kinds]}]
+    merged = merge_duplicate_subsections(sections, topic)
+    assert [len(sub["rows"]) for section in merged for sub in section["subs"]] == [6, 65, 12]
+
+
 def test_the_broader_of_two_overlapping_method_sections_takes_the_other():
     from surveygraph.agents.outline.parts import merge_duplicate_sections
 

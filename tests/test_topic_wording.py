@@ -66,7 +66,11 @@ def test_and_joins_alternatives_of_one_unit(corpus_texts):
     # the same shape, but "dangerous outputs" is no phrase the papers say: its words are alternatives
     (_, outputs) = topic_facets("keeping LLMs from producing harmful or dangerous outputs", said)
     assert [u.phrase for u in outputs.units] == ["producing", "harmful or dangerou", "output"]
-    assert outputs.required == 0.5  # four words as typed: a description (asking all three units kept 39 papers)
+    assert outputs.required == 1.0  # "harmful or dangerous" is one slot: three units, a term
+    (image,) = topic_facets("applying transformers to image classification and detection", [])
+    assert [u.phrase for u in image.units] == ["transformer", "image", "classification or detection"]
+    assert image.required == 1.0  # a CNN paper on image classification does not name it
+    assert facet_shares([image], stem_text("A CNN for image classification and object detection"))[0] < 1.0
     assert len(topic_facets("transformer architectures for image recognition and computer vision tasks", [])[1].units) > 1
     # a phrase the literature abbreviates is one unit, "and" and all
     texts = ["Integrated sensing and communication (ISAC) unifies radar and links."] * 3
