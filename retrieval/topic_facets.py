@@ -311,19 +311,25 @@ def drop_phrasing_words(facets: Sequence[Facet], nearest_texts: Sequence[str],
     fewer than PHRASING_RATE of ``nearest_texts`` (title + abstract of the papers nearest the topic
     string by embedding, a reading of meaning rather than words) name. The facet's most-named unit
     always stays, and a facet MIN_TERM_USES of ``candidate_texts`` say verbatim (its units in a row)
-    is a term and stays whole. Pseudo-relevance feedback on the query's terms, one facet at a time."""
+    is a term and stays whole rather than fall to one word ("privacy attacks"); thinned to two
+    units or more, it is still a phrase of the field ("producing harmful or dangerous outputs" ->
+    "harmful or dangerous outputs": asked to say "producing" too, 39 papers were kept where the
+    corpus holds hundreds). Pseudo-relevance feedback on the query's terms, one facet at a time."""
     stems = [stem_text(t) for t in nearest_texts]
     if len(stems) < MIN_NEAREST:
         return list(facets)
     candidate_stems = [stem_text(t) for t in candidate_texts]
     thinned: list[Facet] = []
     for facet in facets:
-        if len(facet.units) < 2 or _said_verbatim(facet, candidate_stems) >= MIN_TERM_USES:
+        if len(facet.units) < 2:
             thinned.append(facet)
             continue
         rates = [sum(unit_named(u, s) for s in stems) / len(stems) for u in facet.units]
         best = max(range(len(rates)), key=rates.__getitem__)
         kept = tuple(u for i, (u, r) in enumerate(zip(facet.units, rates)) if r >= PHRASING_RATE or i == best)
+        if len(kept) < 2 and _said_verbatim(facet, candidate_stems) >= MIN_TERM_USES:
+            thinned.append(facet)
+            continue
         dropped = tuple(u.phrase for u in facet.units if u not in kept)
         thinned.append(Facet(facet.phrase, kept, facet.phrasing + dropped))
     return thinned

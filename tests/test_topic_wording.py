@@ -12,7 +12,7 @@ import pytest
 
 from surveygraph.retrieval.spelling import american, american_text
 from surveygraph.retrieval.topic_facets import (
-    drop_rare_facets, facet_shares, stem_text, topic_facets, weigh_by_rarity,
+    drop_phrasing_words, drop_rare_facets, facet_shares, stem_text, topic_facets, weigh_by_rarity,
 )
 
 
@@ -135,3 +135,15 @@ def test_a_one_word_facet_the_field_does_not_use_is_the_user_s_wording(corpus_te
     kept, unasked = drop_rare_facets(topic_facets("large language models for chemistry", science), science)
     assert len(kept) == 2 and not unasked
     assert drop_rare_facets(facets, splatting[:5]) == (facets, [])  # too few nearest papers to read
+
+
+def test_a_term_said_verbatim_still_loses_a_phrasing_word_when_a_phrase_is_left(corpus_texts):
+    """ "producing harmful outputs" is said verbatim, but the papers on harmful outputs rarely say
+    "producing": thinned, the facet is still two units; "privacy attacks" would fall to one word
+    and stays whole (test_relevance)."""
+    nearest = [t for title, t in corpus_texts if re.search(r"\b(jailbreak|harmful)\b", title.lower())][:100]
+    said = [f"{t} Models may end up producing harmful outputs." for t in nearest[:5]]
+    (_, outputs) = drop_phrasing_words(topic_facets("keeping LLMs from producing harmful or dangerous outputs", []),
+                                       nearest, said)
+    assert [u.phrase for u in outputs.units] == ["harmful or dangerou", "output"] and outputs.phrasing == ("producing",)
+    assert outputs.required == 1.0
