@@ -147,3 +147,20 @@ def test_a_term_said_verbatim_still_loses_a_phrasing_word_when_a_phrase_is_left(
                                        nearest, said)
     assert [u.phrase for u in outputs.units] == ["harmful or dangerou", "output"] and outputs.phrasing == ("producing",)
     assert outputs.required == 1.0
+
+
+def test_the_method_family_every_paper_uses_is_no_facet_beside_a_topic(corpus_texts):
+    """ "neural networks for protein structure prediction": protein-structure papers say AlphaFold,
+    diffusion, transformers; asked to say "neural", the pool kept 7 papers."""
+    units = [[u.phrase for u in f.units] for f in topic_facets("neural networks for protein structure prediction", [])]
+    assert units == [["protein", "structure", "prediction"]]
+    proteins = [t for title, t in corpus_texts if "protein" in title.lower() and "structur" in t.lower()]
+    assert len(proteins) >= 20 and sum("neural" not in t.lower() for t in proteins) >= len(proteins) / 2
+    units = [[u.phrase for u in f.units]
+             for f in topic_facets("motion planning for autonomous vehicles with deep learning", [])]
+    assert units == [["motion", "planning"], ["autonomou", "vehicle"]]
+    assert [[u.phrase for u in f.units] for f in topic_facets("deep learning", [])] == [["deep", "learning"]]  # alone: kept
+    assert [[u.phrase for u in f.units] for f in topic_facets("Graph Neural Networks", [])] == [["graph", "neural"]]
+    # "without" joins two facets: continual-learning papers name the forgetting they avoid
+    units = [[u.phrase for u in f.units] for f in topic_facets("continual learning without catastrophic forgetting", [])]
+    assert units == [["continual", "learning"], ["catastrophic", "forgetting"]]
