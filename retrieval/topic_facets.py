@@ -215,10 +215,9 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     if len(kept) > 1 and kept[-1][0] in TRAILING_HEADS:  # "time series data": what the words are about is "time series"
         kept = kept[:-1]
     tokens, words, joins = [p[0] for p in kept], [p[1] for p in kept], [p[2] for p in kept]
-    if any(_joins_two_phrases(joins, i) for i in range(len(tokens))):
-        alternatives = _phrase_alternatives(tokens, words, joins, texts)
-        if alternatives:
-            return (alternatives,)
+    phrase_joins = [i for i in range(len(tokens)) if _joins_two_phrases(joins, i)]
+    if phrase_joins and _said_as_phrases(tokens, words, joins, texts):
+        joins = [j and i not in phrase_joins for i, j in enumerate(joins)]
     taken = [False] * len(tokens)
     units: list[Unit] = []
     for size in range(len(tokens), 1, -1):
@@ -255,32 +254,21 @@ def _joins_two_phrases(joins: Sequence[bool], i: int) -> bool:
     return joins[i] and i >= 2 and not joins[i - 1] and i + 1 < len(joins) and not joins[i + 1]
 
 
-def _phrase_alternatives(tokens: Sequence[str], words: Sequence[str], joins: Sequence[bool],
-                         texts: Sequence[str]) -> Unit | None:
-    """One unit whose forms are the joined phrases, each said as a whole (or by the acronym the
-    texts give it): "graph representation learning and message passing networks" is named by
-    either. Read word by word, half of its five words named it, weighed by rarity "message" and
-    "passing" (session 22: 321 -> 156 papers kept), and "recognition or computer" names nothing.
-    None unless MIN_TERM_USES of ``texts`` say each phrase: "producing harmful or dangerous
-    outputs" has the same shape, and "dangerous outputs" is no phrase of the field (its words
-    are then alternatives: "harmful or dangerous")."""
+def _said_as_phrases(tokens: Sequence[str], words: Sequence[str], joins: Sequence[bool], texts: Sequence[str]) -> bool:
+    """Whether MIN_TERM_USES of ``texts`` say each of the phrases "and" joins ("image recognition",
+    "computer vision"; "graph representation learning", "message passing networks"): then its words
+    are units of their own, as a description's are ("recognition or computer" would name nothing).
+    "producing harmful or dangerous outputs" has the same shape, and "dangerous outputs" is no
+    phrase the papers say: there "harmful or dangerous" is one unit. (Read as either phrase said
+    verbatim, "preference tuning and value alignment of foundation language models" kept 54 papers
+    where its words, weighed as a description, keep about 450: session 22.)"""
     starts = [0] + [i for i in range(1, len(tokens)) if joins[i]]
-    forms: list[str] = []
-    phrases: list[str] = []
-    for start, end in zip(starts, starts[1:] + [len(tokens)]):
-        run = list(range(start, end))
-        while len(run) > 1 and tokens[run[-1]] in GENERIC_HEADS:  # "message passing networks" -> "message passing"
-            run.pop()
-        forms += [stem_text(" ".join(words[i] for i in run)),
-                  *(stem_text(a) for a in mine_acronyms([tokens[i] for i in range(start, end)], texts))]
-        phrases.append(" ".join(tokens[i] for i in run))
     stems = [stem_text(t) for t in texts]
-    said = [sum(bool(_form_pattern(stem_text(" ".join(words[i] for i in range(start, end)
-                                                       if tokens[i] not in GENERIC_HEADS))).search(s)) for s in stems)
-            for start, end in zip(starts, starts[1:] + [len(tokens)])]
-    if min(said) < MIN_TERM_USES:
-        return None
-    return Unit(" or ".join(phrases), tuple(dict.fromkeys(f for f in forms if f)))
+    for start, end in zip(starts, starts[1:] + [len(tokens)]):
+        form = stem_text(" ".join(words[i] for i in range(start, end) if tokens[i] not in GENERIC_HEADS))
+        if not form or sum(bool(_form_pattern(form).search(s)) for s in stems) < MIN_TERM_USES:
+            return False
+    return True
 
 
 def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
