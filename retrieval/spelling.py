@@ -56,5 +56,8 @@ _WORD = re.compile(r"[A-Za-z]+")
 
 def american_text(text: str) -> str:
     """``text`` with each word's American spelling (case kept only where nothing changed)."""
-    return _WORD.sub(lambda m: american(m.group(0).lower()) if american(m.group(0).lower()) != m.group(0).lower()
-                     else m.group(0), text)
+    def respell(match: re.Match) -> str:
+        word = match.group(0)
+        us = american(word.lower())
+        return word if us == word.lower() else us
+    return _WORD.sub(respell, text)

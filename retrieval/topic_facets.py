@@ -290,8 +290,9 @@ def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
 # unit of a several-word facet is named by at least 0.32 of them (minilm-head; "scientific" of
 # "Scientific Large Language Models"); "teaching" and "act" of "teaching robots to act" by 0.03 and
 # 0.15, "transcribing" and "spoken" of "automatically transcribing spoken audio" by 0.03 and 0.12
-# (topic_pool.md, session 21). A facet of one unit is never thinned: a rare facet is what a
-# two-facet topic is about ("time series", named by 0.21).
+# (topic_pool.md, session 21). A facet of one unit is not thinned here: a rare facet is what a
+# two-facet topic is about ("time series", named by 0.21); only a far rarer one is the user's
+# wording (``drop_rare_facets``).
 PHRASING_RATE = 0.2
 MIN_NEAREST = 20  # fewer nearest papers than this say nothing about the field's words
 # A facet that this many of the topic's word-retrieved candidates say verbatim is a term of the
