@@ -100,7 +100,7 @@ def other_topic_headings(data: Path, topic: str) -> list[str]:
 def outline_figures(state: dict, *, encode, foreign: list[str]) -> dict:
     """Counts over every body heading; agreement over subsections and the works they cite."""
     from surveygraph.evaluation.headings import (foreign_headings, is_bare_generic, is_one_word,
-                                                  lexical_agreement, nearest_heading_agreement)
+                                                  lexical_agreement, nearest_heading_agreement, restates_topic)
 
     papers = state.get("papers") or {}
     headings = [h["title"] for s in state["outline"] for h in [s, *s["subsections"]]]
@@ -109,6 +109,7 @@ def outline_figures(state: dict, *, encode, foreign: list[str]) -> dict:
             for s in state["outline"] for sub in s["subsections"]]
     return {"headings": len(headings), "one_word": sum(map(is_one_word, headings)),
             "generic": sum(map(is_bare_generic, headings)), "foreign": len(foreign_headings(headings, foreign)),
+            "restating": sum(restates_topic(h, state["topic"]) for h in headings),
             "lexical": lexical_agreement(subs), "nearest": nearest_heading_agreement(subs, encode),
             "cited": len({p for s in state["readings"].values() for p in s.get("paper_ids", [])})}
 
@@ -159,15 +160,15 @@ def main() -> None:
         raise SystemExit("--show is for tuning topics only: the held-out outlines are not read")
     rows = []
     print(f"# outline figures ({load_average()})")
-    print("| topic | pool | headings | one-word | generic | from another topic | agreement (lexical) | "
-          "agreement (nearest heading) | cited | plan s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| topic | pool | headings | one-word | generic | from another topic | restating the topic | "
+          "agreement (lexical) | agreement (nearest heading) | cited | plan s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     encode = None
     for topic in topics:
         try:
             state, deps, seconds = plan_and_read(topic, Path(args.home), Path(args.pool_cache) if args.pool_cache else None)
         except UserError as exc:  # the pool step refuses a topic the store holds too little on
-            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | | |", flush=True)
+            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | | | |", flush=True)
             continue
         encode = encode or memory_encoder(deps.settings)
         foreign = other_topic_headings(Path(args.data), topic)
@@ -175,18 +176,19 @@ def main() -> None:
         fig.update(topic=topic, pool=len(state.get("memory") or []), seconds=round(seconds, 1))
         rows.append(fig)
         print(f"| {topic} | {fig['pool']} | {fig['headings']} | {fig['one_word']} | {fig['generic']} | "
-              f"{fig['foreign']} | {fig['lexical']:.2f} | {fig['nearest']:.2f} | {fig['cited']} | {fig['seconds']} |", flush=True)
+              f"{fig['foreign']} | {fig['restating']} | {fig['lexical']:.2f} | {fig['nearest']:.2f} | {fig['cited']} | {fig['seconds']} |", flush=True)
         if args.show:
             for section in state["outline"]:
                 print(f"    {section['id']} {section['title']}  [{len(section.get('paper_ids') or [])}]")
                 for sub in section["subsections"]:
                     cited = state["readings"].get(sub["id"], {}).get("paper_ids", [])
                     print(f"        {sub['id']} {sub['title']}  [{len(sub.get('paper_ids') or [])} placed, {len(cited)} cited]")
-    total = {k: sum(r[k] for r in rows) for k in ("headings", "one_word", "generic", "foreign")}
+    total = {k: sum(r[k] for r in rows) for k in ("headings", "one_word", "generic", "foreign", "restating")}
     lex = sum(r["lexical"] for r in rows) / max(len(rows), 1)
     near = sum(r["nearest"] for r in rows) / max(len(rows), 1)
     print(f"| **all {len(rows)}** | | {total['headings']} | {total['one_word']} "
           f"({total['one_word'] / max(total['headings'], 1):.0%}) | {total['generic']} | {total['foreign']} | "
+          f"{total['restating']} | "
           f"{lex:.2f} | {near:.2f} | {sum(r['cited'] for r in rows) / max(len(rows), 1):.0f} | |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))

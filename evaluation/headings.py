@@ -90,6 +90,23 @@ def nearest_heading_agreement(subsections: list[tuple[str, list[str]]], encode) 
     return sum(shares) / len(shares)
 
 
+# Head nouns that say what kind of thing a heading names, not which part of the field it is.
+_KIND_WORDS = {"method", "approach", "model", "technique", "framework", "system", "paradigm", "strategy"}
+
+
+def restates_topic(title: str, topic: str) -> bool:
+    """Every content word of the heading is a form of a word of the topic, or a kind word
+    ('Deepfake Detectors' and 'Image Detection' of "detecting deepfake videos and images", 'Tumor
+    Segmentation Methods' of "segmenting tumours"): a heading that names no part of the topic."""
+    from ..retrieval.spelling import WordFamilies
+
+    topic_stems = WordFamilies(w for w in _WORD.findall(str(topic or "").lower())
+                               if w not in _HEADING_STOP and len(w) > 2)
+    words = [w for w in _WORD.findall(str(title or "").lower()) if w not in _HEADING_STOP and len(w) > 1]
+    content = [w for w in words if stem_word(w) not in _KIND_WORDS]
+    return bool(content) and all(w in topic_stems for w in content)
+
+
 def foreign_headings(headings: list[str], other_outlines: list[str]) -> list[str]:
     """Headings that are, word for word (normalised), a heading of another topic's human outline."""
     from ..models import normalize_title

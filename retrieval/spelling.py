@@ -61,3 +61,53 @@ def american_text(text: str) -> str:
         us = american(word.lower())
         return word if us == word.lower() else us
     return _WORD.sub(respell, text)
+
+
+MIN_SHARED = 5  # letters two forms of one word share ('segment-ation', 'detect-ors')
+MAX_ENDING = 5  # letters of ending after the shared part ('-ation' is the longest English keeps)
+_E_ENDINGS = {"ing", "ings", "ed", "er", "ers", "ion", "ions", "ation", "ations", "ive", "or", "ors"}
+
+
+@lru_cache(maxsize=200_000)
+def same_family(a: str, b: str) -> bool:
+    """Two lower-case words are forms of one word: 'detecting' / 'detection' / 'detectors',
+    'segmenting' / 'segmentation', 'image' / 'imaging', 'tumours' / 'tumor'. After American
+    spelling they share MIN_SHARED letters or more (or all of the shorter but a final 'e') and
+    each keeps at most MAX_ENDING letters after them, so 'media' / 'medical' and 'transformer' /
+    'translation' stay apart. A suffix stemmer (Snowball) would part 'generation' ('gener') from
+    'generating' ('generat'); the shared-prefix reading keeps them one family."""
+    a, b = american(a), american(b)
+    if a == b:
+        return True
+    shared = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        shared += 1
+    shorter, longer = sorted((a, b), key=len)
+    # 'image' / 'imaging', 'generate' / 'generation' (not 'scene' / 'scenario')
+    silent_e = shorter.endswith("e") and shared == len(shorter) - 1 >= 4 and longer[shared:] in _E_ENDINGS
+    if shared < MIN_SHARED and not silent_e:
+        return False
+    return len(a) - shared <= MAX_ENDING and len(b) - shared <= MAX_ENDING
+
+
+class WordFamilies(set):
+    """A set of words whose membership test also admits any other form of a member
+    (``same_family``): 'detection' is in WordFamilies({'detecting'}). Used for the topic's words, so
+    a heading made of the topic's words in other forms ('Deepfake Detectors' of "detecting deepfake
+    videos") reads as the topic restated, as the exact words do."""
+
+    def __init__(self, words=()):
+        super().__init__(words)
+        self._seen: dict[str, bool] = {}
+
+    def __contains__(self, word: object) -> bool:
+        if super().__contains__(word):
+            return True
+        if not isinstance(word, str) or len(word) < 4:
+            return False
+        found = self._seen.get(word)
+        if found is None:
+            found = self._seen[word] = any(len(w) >= 4 and same_family(word, w) for w in self)
+        return found

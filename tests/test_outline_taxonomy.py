@@ -14,7 +14,7 @@ import pytest
 
 from surveygraph.agents.outline.floor import build_outline_floor, tfidf_encoder
 from surveygraph.evaluation.headings import (about_heading, foreign_headings, is_bare_generic, is_one_word,
-                                              lexical_agreement)
+                                              lexical_agreement, restates_topic)
 from surveygraph.models import normalize_title
 
 TOPIC = "Efficient Inference for Large Language Models"
@@ -280,3 +280,34 @@ def test_a_phrase_cut_before_use_is_a_modifier_too(shared_data):
     index = PhraseIndex([p["title"] for p in papers], [p["abstract"] for p in papers], set())
     key = phrase_key("multi-turn tool")
     assert sum(index.followers[key].values()) >= 10 and index.incomplete(key)
+
+
+DEEPFAKE = re.compile(r"deepfake|face forgery|forged face|ai-generated image detection", re.I)
+
+
+def test_no_heading_restates_the_topic_in_other_forms_of_its_words(shared_data):
+    """A user who typed "detecting deepfake videos and images" got sections "Deepfake Detectors" and
+    "Image Detection": the topic's words in other forms, naming no part of it."""
+    topic = "detecting deepfake videos and images"
+    papers = _corpus_papers(shared_data, DEEPFAKE, 160)
+    ids = [p["paper_id"] for p in papers]
+    by_id = {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    outline = build_outline_floor(topic, ids, by_id, vectors, n_sections=5, n_subsections=3, encode=encode)
+    headings = [h["title"] for s in outline for h in [s, *s["subsections"]]]
+    assert len(headings) >= 6, headings
+    assert not [h for h in headings if restates_topic(h, topic)], headings
+    assert restates_topic("Deepfake Detectors", topic) and restates_topic("Image Detection Methods", topic)
+    assert not restates_topic("Face Forgery Detection", topic)
+
+
+def test_word_families_join_forms_of_one_word_only():
+    from surveygraph.retrieval.spelling import WordFamilies, same_family
+
+    joined = [("detecting", "detection"), ("detecting", "detectors"), ("image", "imaging"), ("tumours", "tumor"),
+              ("segmenting", "segmentation"), ("generation", "generating"), ("recommendation", "recommender")]
+    apart = [("media", "medical"), ("transformer", "translation"), ("model", "modal"), ("vision", "visual"),
+             ("scene", "scenario"), ("optimization", "optimal")]
+    assert all(same_family(a, b) for a, b in joined) and not any(same_family(a, b) for a, b in apart)
+    family = WordFamilies({"detecting", "llm"})
+    assert "detection" in family and "llm" in family and "forgery" not in family and "llms" not in family

@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 
 from ...models import normalize_title
+from ...retrieval.spelling import WordFamilies
 from ..facets import contribution_kind
 from ..text import and_list, as_data
 from .concepts import Concept, PhraseIndex, candidate_concepts, fit
@@ -108,7 +109,9 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     outline knowledge base. ``topic_terms``: the topic's concept variants, which name no part of it.
     """
     vectors = normalise(np.asarray(vectors, dtype=float))
-    banned = topic_words(topic) | set(topic_terms or ())
+    # the topic's words in any form ('detection', 'detectors' of "detecting deepfakes"): a phrase
+    # of them alone restates the topic, it names no part of it
+    banned = WordFamilies(topic_words(topic) | set(topic_terms or ()))
     index = PhraseIndex([as_data(papers[i].get("title")) for i in ids], [as_data(papers[i].get("abstract")) for i in ids],
                         banned)
     min_support = max(2, round(MIN_SHARE * len(ids)))
