@@ -126,18 +126,21 @@ MAX_RESULT_WORDS = 16  # a result clause longer than this is a sentence, not a t
 class KnownNames:
     """What the literature around the topic says names are (agents/name_roles.py): ``tools``
     (models, methods, systems) are never a work's evaluation data, ``data`` (benchmarks, datasets)
-    never the name of its own system."""
+    never the name of its own system, ``common`` (names many of the topic's papers use) no work's
+    own system unless its title opens with it ("DiffusionFF: ...")."""
 
     tools: frozenset[str] = frozenset()
     data: frozenset[str] = frozenset()
+    common: frozenset[str] = frozenset()
 
     @classmethod
     def from_record(cls, record: dict | None) -> "KnownNames":
         record = record or {}
-        return cls(frozenset(record.get("tools") or ()), frozenset(record.get("data") or ()))
+        return cls(frozenset(record.get("tools") or ()), frozenset(record.get("data") or ()),
+                   frozenset(record.get("common") or ()))
 
     def to_record(self) -> dict:
-        return {"tools": sorted(self.tools), "data": sorted(self.data)}
+        return {"tools": sorted(self.tools), "data": sorted(self.data), "common": sorted(self.common)}
 
 
 NO_KNOWN_NAMES = KnownNames()
@@ -378,6 +381,9 @@ def paper_facets(paper: dict, known: KnownNames = NO_KNOWN_NAMES) -> Facets:
     # a name the literature uses as data is a benchmark's own name in the benchmark's title, and no
     # system name where only the abstract brackets it ("reasoning performance (GSM8K)")
     mine = [name for name in own_names(title, abstract) if name not in known.data or name in title]
+    # a name many of the topic's papers use is the field's term, unless the title opens with it
+    head = title.split(":", 1)[0].strip() if ":" in title else ""
+    mine = [name for name in mine if name not in known.common or name == head]
     models = []
     for match in _MODEL.finditer(abstract):
         # "Vicuna-revealing", "GPT-4V-aided": a lost space before the next word, not part of the name

@@ -101,6 +101,23 @@ def is_data(name: str, roles: dict[str, Counter]) -> bool:
     return seen["data"] >= MIN_TOOL_MENTIONS and seen["data"] > seen["tool"]
 
 
+# Papers of the topic's candidates that mention a name before it is no single work's own system:
+# "DeepFakes", "AIGC", "SAE" (sparse autoencoders), "LBP" (local binary patterns) read in a
+# deepfake survey's tables as four works' systems because a title or an abstract's brackets named them.
+MIN_COMMON_PAPERS = 4
+
+
+def common_names(texts: Iterable[tuple[str, str]]) -> set[str]:
+    """Names (and their families) at least ``MIN_COMMON_PAPERS`` of the texts mention, in title or
+    abstract: the field's shared terms and tools, not one paper's system."""
+    papers: Counter = Counter()
+    for title, abstract in texts:
+        text = f"{title or ''} {abstract or ''}"
+        found = {m.group(0).rstrip(".-") for pattern in (_NAME, _LOWER_CAMEL) for m in pattern.finditer(text)}
+        papers.update(found | {family(name) for name in found})
+    return {name for name, n in papers.items() if n >= MIN_COMMON_PAPERS}
+
+
 def tool_names(texts: Iterable[tuple[str, str]]) -> set[str]:
     """Names the texts use as a tool more often than as data (``is_tool``)."""
     roles = name_mentions(texts)

@@ -21,7 +21,7 @@ from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_liter
 from ..retrieval.topic_judge import PaperRecord, model_for
 from .deps import GenerationDeps
 from .facets import KnownNames, paper_facets
-from .name_roles import is_data, is_tool, name_mentions
+from .name_roles import common_names, is_data, is_tool, name_mentions
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
 SHORT_SURVEY = 40  # up to this many on-topic papers the survey says it is short, and why
@@ -118,12 +118,15 @@ def topic_pool(topic: str, deps: GenerationDeps, *, on_progress=None) -> TopicPo
 def misread_names(texts: list[tuple[str, str]], papers: list[dict]) -> KnownNames:
     """The names the kept papers' abstracts alone would misread, as the pool's candidates (``texts``:
     titles and abstracts) use them (agents/name_roles.py): evaluation data that are tools (models,
-    methods) and own system names that are data ("reasoning performance (GSM8K)")."""
+    methods), own system names that are data ("reasoning performance (GSM8K)"), and own system names
+    that many candidates use (the field's terms: "DeepFakes", "AIGC")."""
     roles = name_mentions(texts)
     facets = [paper_facets(paper) for paper in papers]  # each paper read once, for its data and own names
     data = {name for f in facets for name in f.data}
     own = {name for f in facets for name in f.own_names}
-    return KnownNames(frozenset(n for n in data if is_tool(n, roles)), frozenset(n for n in own if is_data(n, roles)))
+    common = common_names(texts)
+    return KnownNames(frozenset(n for n in data if is_tool(n, roles)), frozenset(n for n in own if is_data(n, roles)),
+                      frozenset(n for n in own if n in common))
 
 
 def known_names(relevance: dict | None) -> KnownNames:

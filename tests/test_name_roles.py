@@ -78,3 +78,26 @@ def test_real_video_generation_papers_tell_models_from_benchmarks(shared_data):
     tools = tool_names(texts)
     assert {"CogVideoX", "VAE"} <= tools
     assert not {"VBench", "UCF-101", "RealEstate10K"} & tools
+
+
+def test_a_name_many_deepfake_papers_use_is_no_work_s_own_system(shared_data):
+    """A deepfake survey's table named four works' systems "DeepFakes", "AIGC", "SAE" and "LBP": a
+    title's capitals or an abstract's brackets, for terms the field's papers all use."""
+    texts, by_title = [], {}
+    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if "ake" not in line and "orger" not in line:
+                continue
+            record = json.loads(line)
+            if re.search(r"deepfake|forger", record.get("title", ""), re.I):
+                texts.append((record["title"], record.get("abstract") or ""))
+                by_title[record["title"]] = {"title": record["title"], "abstract": record.get("abstract") or ""}
+    assert len(texts) > 200
+    realistic = by_title["Are DeepFakes Realistic Enough? Exploring Semantic Mismatch as a Novel Challenge"]
+    opens = next(p for t, p in by_title.items() if t.startswith("DiffusionFF:"))
+    assert "DeepFakes" in paper_facets(realistic).own_names  # the abstract alone misreads it
+    known = misread_names(texts, [realistic, opens])
+    assert "DeepFakes" in known.common and "DiffusionFF" not in known.common
+    assert "DeepFakes" not in paper_facets(realistic, known).own_names
+    assert paper_facets(opens, known).own_names[:1] == ["DiffusionFF"]
+    assert known_names({"known_names": known.to_record()}) == known
