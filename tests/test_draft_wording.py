@@ -97,6 +97,21 @@ def test_a_topic_typed_as_a_question_heads_no_section():
         "Benchmarks and Evaluation of Safety in Large Language Models"
 
 
+def test_a_topic_typed_as_a_task_to_do_heads_no_section():
+    """A blind reader quoted "Benchmarks and Evaluation of Using Large Language Models to Forecast Time
+    Series Data"; a gerund before its object is a task, an -ing noun before its head a field."""
+    from surveygraph.agents.outline.parts import fallback_method_title
+    from surveygraph.agents.outline.roles import APPLICATIONS, EVALUATION, role_heading
+
+    for task in ("using large language models to forecast time series data", "segmenting organs and tumours in CT",
+                 "recognising emotions from speech", "detecting deepfake videos and images"):
+        assert role_heading(EVALUATION, task) == "Benchmarks and Evaluation", task
+        assert role_heading(APPLICATIONS, task) == "Application Domains", task
+        assert fallback_method_title(task) == "Proposed Methods and Systems", task
+    assert role_heading(EVALUATION, "Reasoning Models") == "Benchmarks and Evaluation of Reasoning Models"
+    assert role_heading(APPLICATIONS, "Learning with Noisy Labels") == "Applications of Learning with Noisy Labels"
+
+
 def test_limitations_a_study_sorts_are_its_subject_not_what_it_leaves_open():
     from surveygraph.agents.candidates import states_a_limitation
 

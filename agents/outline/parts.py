@@ -10,13 +10,12 @@ from collections import Counter
 import numpy as np
 
 from ...models import normalize_title
-from ...retrieval.topic_facets import phrased_as_request
 from ..facets import contribution_kind
 from ..text import and_list
 from .concepts import Concept, select_concepts
 from .headings import own_stems, validate_heading
 from .names import title_case
-from .roles import EVALUATION, METHODS, is_system_name
+from .roles import EVALUATION, METHODS, is_system_name, names_no_field
 from .taxonomy import place_rows
 
 SUB_SHARE = 0.05  # a subsection's phrase must organise this share of its section
@@ -36,7 +35,7 @@ def fallback_method_title(topic: str) -> str:
     every other heading is ("Methods for Graph Neural Networks for Recommendation"); a long topic
     by its head ("Methods for Large Language Models" of "... for Time Series Forecasting"); a topic
     typed as a question names no section ("Methods for Can Large Language Models Forecast ...")."""
-    if phrased_as_request(topic):
+    if names_no_field(topic):
         return "Proposed Methods and Systems"
     return f"Methods for {title_case(topic if len(topic) <= 40 else topic.split(' for ')[0])}"
 

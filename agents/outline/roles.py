@@ -17,6 +17,7 @@ import re
 from statistics import median
 
 from ...retrieval.topic_facets import phrased_as_request
+from .concepts import GERUND_VERBS
 from .names import title_case
 
 METHODS = "methods"
@@ -128,6 +129,28 @@ def paper_role(title: str, topic: str) -> str:
     return METHODS
 
 
+ING_NOUNS = {"learning", "reasoning", "computing", "processing", "engineering", "modeling", "modelling", "programming",
+             "planning", "mining", "imaging", "sensing", "ranking", "rendering", "hashing", "clustering", "networking",
+             "testing", "pretraining", "prompting", "routing", "scheduling", "captioning", "grounding", "matching",
+             "tracking", "forecasting", "fingerprinting", "watermarking", "building", "manufacturing", "hearing"}
+_SMALL_WORDS = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "via",
+                "with"}
+
+
+def names_no_field(topic: str) -> bool:
+    """The topic is a request or a task to do ("how to stop ...", "using large language models to
+    forecast time series data", "detecting deepfake videos and images"), not the name of a field: no
+    heading is "Benchmarks and Evaluation of Using Large Language Models to ..." (a blind reader
+    quoted it)."""
+    words = re.findall(r"[a-z]+", topic.lower())
+    if phrased_as_request(topic) or (words and words[0] in GERUND_VERBS):
+        return True
+    # a gerund before its object ("segmenting organs", "recognising emotions"), not an -ing noun
+    # that names a field ("reasoning models", "federated learning" never opens so)
+    return len(words) > 1 and len(words[0]) > 5 and words[0].endswith("ing") and words[0] not in ING_NOUNS \
+        and words[1] not in _SMALL_WORDS
+
+
 def role_heading(role: str, topic: str) -> str:
     """The heading of a role section, instantiated with the topic (never another survey's words)."""
     subject = topic if len(topic) <= 40 else re.split(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with)\s+", topic)[0]
@@ -138,7 +161,7 @@ def role_heading(role: str, topic: str) -> str:
              APPLICATIONS: "Applications"}[role]
     # a topic typed as a question is no name to head a section with ("Applications of How to Stop
     # LLMs from Hallucinating"): the role alone, in two words
-    if phrased_as_request(topic):
+    if names_no_field(topic):
         return {APPLICATIONS: "Application Domains"}.get(role, label)
     # A topic that opens with the role's own word ("Evaluation of LLMs") is not repeated after it:
     # "Benchmarks and Evaluation of Large Language Models", not "... Evaluation of Evaluation of ...".
