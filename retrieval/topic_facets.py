@@ -185,6 +185,11 @@ def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_cou
 _WORD_OR_COMMA = re.compile(r"[a-z0-9]+|,")
 
 
+# Words before examples of the word ahead of them ("chatbots like ChatGPT", "models such as GPT-4",
+# "graphs including molecules"); "like" as a unit of its own made every paper say "like".
+_EXAMPLE_CUES = frozenset({"like", "such", "including", "especially", "particularly"})
+
+
 def _words_with_joins(phrase: str) -> list[tuple[str, bool]]:
     """The phrase's words (those that make a token), each with whether "and", "or" or a comma
     joins it to the word before: the words so joined are alternatives of one unit. A survey of
@@ -196,6 +201,8 @@ def _words_with_joins(phrase: str) -> list[tuple[str, bool]]:
     joined = False
     for word in _WORD_OR_COMMA.findall(phrase.lower()):
         if word in (",", "and", "or", "vs", "versus"):  # "graph neural networks vs transformers"
+            joined = bool(out)
+        elif word in _EXAMPLE_CUES:  # "chatbots like ChatGPT": an example is an alternative, not a unit
             joined = bool(out)
         elif tokenize(word):
             out.append((word, joined))

@@ -160,3 +160,16 @@ def test_the_method_family_every_paper_uses_is_no_facet_beside_a_topic(corpus_te
     # "without" joins two facets: continual-learning papers name the forgetting they avoid
     units = [[u.phrase for u in f.units] for f in topic_facets("continual learning without catastrophic forgetting", [])]
     assert units == [["continual", "learning"], ["catastrophic", "forgetting"]]
+
+
+def test_examples_after_like_or_such_as_are_alternatives_not_units(corpus_texts):
+    """"stopping chatbots like ChatGPT from making up facts" asked every paper for the word "like"."""
+    first, _ = topic_facets("stopping chatbots like ChatGPT from making up facts", [])
+    assert [u.phrase for u in first.units] == ["chatbot or chatgpt"]
+    (llm,) = topic_facets("large language models such as GPT-4", [])
+    assert "such" not in " ".join(u.phrase for u in llm.units)
+    # a real paper on ChatGPT that never says "chatbot" (nor "like") holds the facet
+    chatgpt_only = [t for title, t in corpus_texts if "chatgpt" in title.lower() and "chatbot" not in t.lower()
+                    and not re.search(r"\blike\b", t.lower())][:20]
+    assert chatgpt_only
+    assert all(facet_shares([first], stem_text(t))[0] >= 1.0 for t in chatgpt_only)
