@@ -218,7 +218,9 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     # text's stem ('autonom') ever matches.
     pairs = [(token, word, joined) for word, joined in _words_with_joins(phrase) for token in tokenize(word)]
     # the word as typed and its token: the tokenizer cuts a plural "s" first ("does" -> 'doe')
-    kept = [p for p in pairs if p[0] not in _REQUEST_WORDS and p[1] not in _REQUEST_WORDS] or pairs
+    kept = [p for p in pairs if p[0] not in _REQUEST_WORDS and p[1] not in _REQUEST_WORDS]
+    if not kept:  # "... that work on graphs": a part of request words only asks nothing of a paper
+        return ()
     if len(kept) > 1 and kept[-1][0] in TRAILING_HEADS:  # "time series data": what the words are about is "time series"
         kept = kept[:-1]
     tokens, words, joins = [p[0] for p in kept], [p[1] for p in kept], [p[2] for p in kept]

@@ -137,3 +137,24 @@ def test_the_topic_s_initialism_and_an_acronym_s_plural_name_no_concept_of_their
     merged = merge_duplicate_subsections(sections, topic)
     titles = [sub["title"] for section in merged for sub in section["subs"]]
     assert titles.count("MLLM Reasoning") + titles.count("Reasoning in MLLMs") == 1, titles
+
+
+def test_a_subsection_named_as_another_section_joins_that_section():
+    """Read in a draft: "KV Cache Eviction (KV cache eviction)" under "Long-Context LLM Inference",
+    beside a section "KV Cache Eviction"."""
+    from surveygraph.agents.outline.parts import move_subsections_named_as_sections
+
+    topic = "quantization and KV cache tricks for cheaper LLM serving"
+    sections = [{"title": "Long-Context LLM Inference", "rows": list(range(13)),
+                 "subs": [_sub("KV Cache Eviction", [0, 1]), _sub("Mixed-Precision Quantization", [2, 3]),
+                          _sub("KV Cache Management", list(range(4, 13)))]},
+                {"title": "KV Cache Eviction", "rows": list(range(13, 24)), "subs": [_sub("Cache Budget", list(range(13, 24)))]},
+                {"title": "Sparse Attention", "rows": [24, 25], "subs": [_sub("Token Selection", [24, 25])]}]
+    moved = move_subsections_named_as_sections(sections, topic)
+    assert [[s["title"] for s in section["subs"]] for section in moved] == [
+        ["Mixed-Precision Quantization", "KV Cache Management"], ["Cache Budget"], ["Token Selection"]]
+    assert moved[1]["rows"][-2:] == [0, 1] and not {0, 1} & set(moved[0]["rows"])
+    # a section's last subsection stays where it is
+    lone = [{"title": "Sparse Attention", "rows": [0, 1], "subs": [_sub("Token Selection", [0, 1])]},
+            {"title": "Token Selection", "rows": [2, 3], "subs": [_sub("Top-K Tokens", [2, 3])]}]
+    assert [len(s["subs"]) for s in move_subsections_named_as_sections(lone, topic)] == [1, 1]

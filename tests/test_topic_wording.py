@@ -173,3 +173,10 @@ def test_examples_after_like_or_such_as_are_alternatives_not_units(corpus_texts)
                     and not re.search(r"\blike\b", t.lower())][:20]
     assert chatgpt_only
     assert all(facet_shares([first], stem_text(t))[0] >= 1.0 for t in chatgpt_only)
+
+
+def test_a_part_of_request_words_only_is_no_facet():
+    """"neural networks that work on graph data" made "work" a facet every paper had to say."""
+    facets = topic_facets("neural networks that work on graph data like molecules and social networks", [])
+    assert [[u.phrase for u in f.units] for f in facets] == [["graph", "data or molecule or social"]]
+    assert topic_facets("what works", [])  # a topic of request words only is still read as typed

@@ -27,7 +27,8 @@ from .concepts import Concept, PhraseIndex, candidate_concepts, fit
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
 from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, SUB_SHARE, kind_named, merge_duplicate_sections,
-                    merge_duplicate_subsections, named_by_kinds, normalise, place_subsections)
+                    merge_duplicate_subsections, move_subsections_named_as_sections, named_by_kinds, normalise,
+                    place_subsections)
 from .roles import APPLICATIONS, DOMAIN_SHORT, FOUNDATIONS, METHODS, domain_of, learn_roles, paper_role, role_heading
 from .taxonomy import MEASURE_SHARE, TASK_SHARE, titled
 
@@ -167,6 +168,7 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     sections = split_large_subsections(sections, plain, vectors, n_subsections=n_subsections, topic=topic,
                                        taken=taken)
     sections = merge_duplicate_subsections(merge_duplicate_sections(sections, topic), topic)
+    sections = move_subsections_named_as_sections(sections, topic)
     order = learn_roles(demos or [])[0]
     sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
     by_key = {c.key: c for c in concepts}

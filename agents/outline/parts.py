@@ -171,6 +171,25 @@ def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
     return sections
 
 
+def move_subsections_named_as_sections(sections: list[dict], topic: str) -> list[dict]:
+    """A subsection that names exactly what another section names ("KV Cache Eviction" under
+    "Long-Context LLM Inference" beside a section "KV Cache Eviction") is that section's concept:
+    its papers join that section and it goes, unless it is its own section's last subsection. Left
+    in place, the planner renamed it "KV Cache Eviction (KV cache eviction)"."""
+    heads = {i: own_stems(section["title"], topic) for i, section in enumerate(sections)}
+    for i, section in enumerate(sections):
+        for sub in list(section["subs"]):
+            own = own_stems(sub["title"], topic)
+            home = next((k for k, stems in heads.items() if k != i and stems and stems == own), None)
+            if home is None or len(section["subs"]) <= 1 or sub.get("source") == "role:kinds":
+                continue
+            moved = set(sub["rows"])
+            section["subs"].remove(sub)
+            section["rows"] = [r for r in section["rows"] if r not in moved]
+            sections[home]["rows"] = _with_new(sections[home]["rows"], sub["rows"])
+    return sections
+
+
 def merge_duplicate_sections(sections: list[dict], topic: str) -> list[dict]:
     """One concept, one section. Of two method sections where what one names beyond the topic is
     part of what the other names ("Preference Optimization" and "Direct Preference Optimization" in
