@@ -290,8 +290,31 @@ def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
     # "neural networks for protein structure prediction": in a corpus of machine-learning papers the
     # method family every paper uses says nothing of the topic, and few say it (7 papers were kept,
     # session 22; "... with deep learning" 37, "machine learning for weather ..." kept cattle weights)
-    specific = [f for f in named if " ".join(form for u in f.units for form in u.forms[:1]) not in GENERIC_METHODS]
+    specific = [f for f in named if _family_key(f) not in GENERIC_METHODS]
+    # ... unless the literature names the family by the topic's other words: "neural networks that
+    # work on graph data" is about graph neural networks (dropped, the pool was knowledge graphs)
+    specific = [_family_term(f, specific, texts) if _family_key(f) in GENERIC_METHODS else f
+                for f in named if f in specific or _family_term(f, specific, texts) is not f]
     return specific or named or facets or [Facet(topic, (Unit(topic, (stem_text(topic),)),))]
+
+
+def _family_key(facet: Facet) -> str:
+    return " ".join(form for u in facet.units for form in u.forms[:1])
+
+
+def _family_term(family: Facet, others: Sequence[Facet], texts: Sequence[str]) -> Facet:
+    """The method family as the field names it with a word of the other facets ("graph neural",
+    said by MIN_TERM_USES of the candidates, with its acronyms), or ``family`` itself when the
+    candidates use no such term ("protein neural networks" is none)."""
+    key = _family_key(family)
+    stems = [stem_text(t) for t in texts]
+    for word in dict.fromkeys(form for f in others for u in f.units for form in u.forms[:1] if " " not in form):
+        term = f"{word} {key}"
+        if sum(bool(_form_pattern(term).search(s)) for s in stems) >= MIN_TERM_USES:
+            tokens = [*word.split(), *(tokenize(w)[0] for w in family.phrase.split() if tokenize(w))]
+            forms = (term, *(stem_text(a) for a in mine_acronyms(tokens, texts)))
+            return Facet(f"{word} {family.phrase}", (Unit(" ".join(tokens), tuple(dict.fromkeys(forms))),))
+    return family
 
 
 # A unit of a several-word facet that fewer than this share of the papers nearest the topic in

@@ -180,3 +180,18 @@ def test_a_part_of_request_words_only_is_no_facet():
     facets = topic_facets("neural networks that work on graph data like molecules and social networks", [])
     assert [[u.phrase for u in f.units] for f in facets] == [["graph", "data or molecule or social"]]
     assert topic_facets("what works", [])  # a topic of request words only is still read as typed
+
+
+def test_the_method_family_the_field_names_by_the_topic_s_words_stays_a_facet(corpus_texts):
+    """"neural networks that work on graph data": dropping "neural networks" as the method family
+    at large left "graph data", and the pool was knowledge graphs; the papers say "graph neural
+    networks (GNNs)"."""
+    graph_texts = [t for _, t in corpus_texts if re.search(r"\bgraph", t.lower())][:1500]
+    protein_texts = [t for title, t in corpus_texts if "protein" in title.lower()][:1500]
+    family, graphs = topic_facets("neural networks that work on graph data like molecules and social networks",
+                                  graph_texts)
+    assert family.units[0].forms[:2] == ("graph neural", "gnn") and [u.phrase for u in graphs.units][0] == "graph"
+    # the family the field does not name by the topic's words still goes
+    units = [[u.phrase for u in f.units] for f in topic_facets("neural networks for protein structure prediction",
+                                                               protein_texts)]
+    assert units == [["protein", "structure", "prediction"]]
