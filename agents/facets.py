@@ -245,6 +245,10 @@ _NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[K
                        r"|^(?:[A-Z][\w-]* )+(?:Models|Networks|Agents|Systems|Methods|Transformers|Architectures)$"
                        # compute counts are what a method costs, not what it is evaluated on ("use FLOPs")
                        r"|^(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$"
+                       # serving latency and sampling cost ("use TTFT", "use NFE", c23 readers)
+                       r"|^(?:TTFT|TPOT|ITL|TBT|NFEs?)$"
+                       # a mixture-of-experts size, total and active ("use 30B-A3B", a c23 reader)
+                       r"|^\d+(?:\.\d+)?B-A\d+(?:\.\d+)?B$"
                        # detection's average precision and recall ("improve AP by 2 points"): measures
                        r"|^A[PR](?:\d{2})?$"
                        # a model size and its class ("use 7B LLMs", a v9 reader): not data

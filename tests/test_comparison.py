@@ -152,6 +152,9 @@ def test_one_work_of_each_kind_is_named_not_counted():
     # a session-21 reader: "'LLaDA' listed as a dataset, an RTX 4090 GPU listed as evaluation data"
     ("We quantize the KV cache. Experiments with LLaDA on the LongBench benchmark and on an RTX 4090 and "
      "A100 GPUs show 2x speedups on GSM8K.", ["LongBench", "GSM8K"], ["LLaDA", "RTX 4090", "A100", "A100 GPUs"]),
+    # c23 readers: "'Wen et al. use TTFT'", "'Evaluation data' lists ... 30B-A3B"
+    ("We serve MoE models. Experiments with 30B-A3B on the ShareGPT dataset cut TTFT and TPOT by 30% and NFE by 2x.",
+     ["ShareGPT"], ["30B-A3B", "TTFT", "TPOT", "NFE"]),
 ])
 def test_concepts_the_abstract_defines_are_not_evaluation_data(abstract, data, not_data):
     """An abbreviation the abstract spells out for a model class or a method ("Large Reasoning
