@@ -12,6 +12,8 @@ discussed together after the lines. Every clause comes from the work it cites.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -59,10 +61,12 @@ def _capital(text: str) -> str:
 
 
 def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: list[Digest],
-               banned: set[str], theme: str = "") -> tuple[list[WorkLine], list[int]]:
+               banned: set[str], theme: str = "", data: Sequence[str] = ()) -> tuple[list[WorkLine], list[int]]:
     """Lines of work among the works (local keys 1..n) and the keys in none, in key order. A design
     trait the ``theme`` (topic and heading) itself names ('agents' in a survey of multi-agent
-    systems) is the theme, not a line."""
+    systems) is the theme, not a line; nor is the evaluation data the works name (``data``: a line
+    "LIBERO" was works tested on it, a c23 reader)."""
+    data_words = {w.lower() for name in data for w in name.split()}
     n = len(texts)
     lines: list[WorkLine] = []
     free = list(range(1, n + 1))
@@ -74,7 +78,9 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
     if len(free) >= 3:
         # a measure ('PSNR', 'accuracy') is how works are scored, not what a line of work is about
         measures = {m.lower() for m in METRICS} | {w.lower() for m in METRICS for w in m.split()}
-        found = phrase_groups([texts[k - 1] for k in free], banned | measures, titles=[titles[k - 1] for k in free])
+        measures |= {f"{w}s" for w in measures}  # "success rates" (a c23 reader: a line named so)
+        found = phrase_groups([texts[k - 1] for k in free], banned | measures | data_words,
+                              titles=[titles[k - 1] for k in free])
         for group in found:
             members = [free[i] for i in group.members]
             lines.append(WorkLine("phrase", group.phrase, members, titled=2 * group.titled >= len(members)))

@@ -276,7 +276,8 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
                       work_vectors(candidates, vectors[:-1] if candidates else np.zeros((0, 1)), len(papers)),
                       shared_phrase_finder(texts, titles, banned), f"{topic} {title}", zlib.crc32(title.encode()))
     theme = f"{topic} {title}"
-    lines, rest = work_lines(texts, titles, [f.kind for f in facets], digests, banned, theme)
+    lines, rest = work_lines(texts, titles, [f.kind for f in facets], digests, banned, theme,
+                             data=[name for f in facets for name in f.data])
     # one kind for all: said in the opening sentence, which names the theme (a sentence "All eight
     # propose new methods" would be the same in every subsection)
     same = uniform_kind(group)
