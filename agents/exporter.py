@@ -19,9 +19,21 @@ from .latex import bib_value, tex_escape, tex_inline
 from .latex_document import cite_key, to_latex
 from ..sanitize import markdown_inert, markdown_safe, redact, untrusted, without_injections
 from .outline.names import title_case
-from .text import CITATION_MARKER, citation_units, marker_numbers, slugify
+from .text import CITATION_MARKER, citation_units, in_sentence, marker_numbers, slugify
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
+
+
+def folded_opening(body: str, section_title: str, sub_title: str) -> str:
+    """A lone subsection's text under its section's heading: "This subsection reviews seven works on
+    semantic similarity" under "Multi-Document Summarization" read as a heading its works are not
+    about (a c23 reader); the opening says both."""
+    body = re.sub(r"^This subsection\b", "This section", body)
+    theme, within = in_sentence(sub_title.rstrip(".")), in_sentence(section_title.rstrip("."))
+    if theme.lower() == within.lower():
+        return body
+    return re.sub(rf"^(This section reviews [^.]*? on {re.escape(theme)})(?=[.:,])", rf"\1, within {within}", body,
+                  count=1) if body.startswith("This section reviews") else body
 
 
 def new_run_dir(runs_dir: Path, topic: str, now: datetime | None = None) -> Path:
@@ -111,7 +123,8 @@ def build_survey(state: dict) -> Survey:
         if len(section["subsections"]) == 1:
             # One subsection is no division: its text stands under the section's heading (readers
             # of v7 faulted "Section 6 has a single subsection", "4.1 Methods, Benchmarks and Datasets").
-            body = re.sub(r"^This subsection\b", "This section", safe_body(section["subsections"][0]["text"], n_refs))
+            body = folded_opening(safe_body(section["subsections"][0]["text"], n_refs), title,
+                                  untrusted(section["subsections"][0]["title"]))
             sections.append(SurveySection(heading=title, level=1, text="\n\n".join(t for t in (table.strip(), body) if t),
                                           section_id=section["id"]))
             continue

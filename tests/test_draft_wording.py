@@ -138,3 +138,16 @@ def test_the_fallback_method_section_never_repeats_a_question():
     assert fallback_method_title("can large language models forecast time series") == "Proposed Methods and Systems"
     assert fallback_method_title("Graph Neural Networks for Recommendation") == \
         "Methods for Graph Neural Networks for Recommendation"
+
+
+def test_a_lone_subsection_under_its_section_heading_says_what_its_works_are_about():
+    """A c23 reader: "'5 Multi-Document Summarization' says 'This section reviews seven works on
+    semantic similarity'"."""
+    from surveygraph.agents.exporter import folded_opening
+
+    assert folded_opening("This subsection reviews seven works on semantic similarity, all of which propose new "
+                          "methods. Two lines.", "Multi-Document Summarization", "Semantic Similarity") == (
+        "This section reviews seven works on semantic similarity, within multi-document summarization, all of which "
+        "propose new methods. Two lines.")
+    same = "This subsection reviews three works on token pruning: A [1], B [2]."
+    assert folded_opening(same, "Token Pruning", "Token Pruning") == same.replace("subsection", "section")
