@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from .attribution import attribute, paper_handle
 from .candidates import candidate_sentences
 from .facets import KnownNames, paper_facets
+from ..retrieval.spelling import WordFamilies
 from .outline.names import topic_words
 from .text import CITATION_MARKER, and_list, count_words, marker_numbers, said_before, sentence_key
 from .trends import (Practice, challenge_statements, challenge_themes, crosscutting_phrases, distinctive_phrases,
@@ -90,7 +91,11 @@ def frame_facts(state: dict) -> dict:
             "relevance": bool(relevance.get("enabled")), "corpus": relevance.get("corpus") or {},
             "on_topic": relevance.get("kept"), "rounds": len(relevance.get("rounds") or []),
             "estimate": (relevance.get("estimated_on_topic") or {}).get("on_topic"),
-            "known_names": relevance.get("known_names") or {}}
+            "known_names": relevance.get("known_names") or {},
+            # the words of the field's terms the pool read the topic as ("graph neural networks (GNN)"
+            # for "neural networks that work on graph data")
+            "topic_terms": sorted({w for c in relevance.get("concepts") or [] for text in [c.get("phrase", ""),
+                                   *c.get("variants", [])] for w in text.lower().split() if w != "*"})}
 
 
 @dataclass
@@ -103,8 +108,15 @@ class Overview:
     themes: list  # [(kind of challenge, [(paper id, the clause naming it)])]
 
 
+def overview_banned(facts: dict) -> WordFamilies:
+    """The topic's words and its terms', in any form: no ingredient "cuts across" a survey of GNNs
+    by being "GNNs" or "graph neural network" (a c23 draft's conclusion)."""
+    terms = set(facts.get("topic_terms") or ())
+    return WordFamilies(topic_words(facts["topic"]) | terms | {f"{t}s" for t in terms})
+
+
 def survey_overview(facts: dict, papers: dict) -> Overview:
-    banned = topic_words(facts["topic"])
+    banned = overview_banned(facts)
     sections = [[pid for pid in s["papers"] if pid in papers] for s in facts["sections"]]
     ids = list(dict.fromkeys(pid for section in sections for pid in section))
     if not ids:

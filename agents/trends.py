@@ -26,6 +26,7 @@ from .candidates import GAP_CUES, Candidate, candidate_sentences, fixes_a_limita
 from .facets import Facets, recurring_data
 from .grouping import phrase_users
 from .outline.headings import is_name
+from .outline.concepts import _noun_end
 from .outline.names import keyphrase_analyzer, stem, surface_forms
 from .text import in_sentence
 
@@ -67,6 +68,8 @@ def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str
             inside = who & mine
             if len(inside) < 2 or not _named(phrase, forms) or not (titled.get(phrase, set()) & inside):
                 continue  # a phrase no title of the section uses is abstract boilerplate
+            if " " in phrase and not _noun_end(phrase.split()[-1]):
+                continue  # cut before its noun: "convolutional neural" (a c23 draft's introduction)
             lift = len(inside) / max(1, len(mine)) - len(who & others) / max(1, len(others))
             if lift > 0:
                 scored.append((round(lift, 4), len(inside), phrase))

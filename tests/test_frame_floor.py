@@ -355,3 +355,23 @@ def test_data_two_works_name_is_no_shared_practice_of_the_survey():
     practice = evaluation_practice(list(facets), facets, set())
     assert [name for name, _ in practice.data] == ["GSM8K"]
     assert evaluation_practice(list(facets)[:2], facets, set()).data == []
+
+
+def test_the_field_term_the_topic_was_read_as_cuts_across_nothing():
+    """A c23 conclusion: "Some ingredients cut across the taxonomy: GNNs (36 works), graph neural
+    network (24 works)" in a survey asked as "neural networks that work on graph data"; and its
+    introduction said the works "stand out for convolutional neural [15, 16]"."""
+    from surveygraph.agents.frame_floor import overview_banned
+    from surveygraph.agents.trends import distinctive_phrases
+
+    facts = {"topic": "neural networks that work on graph data",
+             "topic_terms": ["graph", "gnn", "neural", "networks"]}
+    banned = overview_banned(facts)
+    assert {"gnns", "network", "graphs", "neural"} <= {w for w in ("gnns", "network", "graphs", "neural") if w in banned}
+    assert "convolution" not in banned and "attention" not in banned
+    papers = {f"p{i}": {"title": title, "abstract": ""} for i, title in enumerate([
+        "Convolutional Neural Graph Filters with Spectral Pooling", "Convolutional Neural Operators for Spectral Pooling",
+        "Temporal Attention for Dynamic Graphs", "Temporal Attention over Evolving Graphs"])}
+    distinct = distinctive_phrases([["p0", "p1"], ["p2", "p3"]], papers, banned)
+    said = [phrase for section in distinct for phrase, _ in section]
+    assert "convolutional neural" not in said and any("spectral pooling" in p for p in said), said
