@@ -132,9 +132,14 @@ def contrast_sentences(works: list[Digest], turn: int = 0, shared: SharedPhrase 
     else joined by "and". A work without a contribution clause is left to the caller."""
     with_clause = [w for w in works if w.contribution]
     out = []
+    said: set[str] = set()  # "Both address KV cache compression: ... Both address KV cache compression: ..." (c23)
     for i in range(0, len(with_clause) - 1, 2):
         a, b = with_clause[i], with_clause[i + 1]
         both = shared(a.key, b.key) if shared else None
+        if both and both[0].lower() in said:
+            both = None
+        elif both:
+            said.add(both[0].lower())
         joint = CONTRASTS[(turn + i // 2) % len(CONTRASTS)] if (related or both) else ", and "
         lead = f"Both {'address' if both[1] else 'involve'} {both[0]}: " if both else ""
         first = a.contribution_text()

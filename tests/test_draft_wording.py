@@ -151,3 +151,21 @@ def test_a_lone_subsection_under_its_section_heading_says_what_its_works_are_abo
         "propose new methods. Two lines.")
     same = "This subsection reviews three works on token pruning: A [1], B [2]."
     assert folded_opening(same, "Token Pruning", "Token Pruning") == same.replace("subsection", "section")
+
+
+def test_a_shared_phrase_leads_one_pair_of_a_paragraph_only(shared_data):
+    """A c23 reader quoted "'Both address KV cache compression: ... Both address KV cache compression: ...'"."""
+    from surveygraph.agents.digest import digest
+    from surveygraph.agents.lines import contrast_sentences
+    from tests.corpus_papers import corpus_papers
+
+    papers = corpus_papers(shared_data, "2503.23956", "2504.09261", "2504.09936", "2505.24133", "2506.04642")
+    from surveygraph.agents.candidates import candidate_sentences
+
+    said = {k: [c for c in candidate_sentences(papers) if c.key == k] for k in range(1, len(papers) + 1)}
+    works = [digest(k, p, [c.text for c in said[k]], [c.text for c in said[k] if c.role == "method"], [], "method")
+             for k, p in enumerate(papers, start=1)]
+    works = [w for w in works if w.contribution]
+    assert len(works) >= 4
+    said = contrast_sentences(works, shared=lambda a, b: ("KV cache compression", True))
+    assert sum(s.startswith("Both address KV cache compression") for s in said) == 1, said
