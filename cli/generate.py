@@ -20,10 +20,24 @@ def _default(model, name: str):
     return model.model_fields[name].default
 
 
+def topic_reading(relevance: dict) -> str:
+    """How the pool read the topic, so that a user whose words the field does not use sees why the
+    papers are what they are ("stopping chatbots like ChatGPT from making up facts" is read as
+    'chatbot or chatgpt' + 'fact', not as hallucination) and can rephrase."""
+    facets = [" ".join(u.get("phrase", "") for u in f.get("units", [])) for f in relevance.get("facets") or []]
+    dropped = [w for f in relevance.get("facets") or [] for w in f.get("phrasing", [])]
+    dropped += [str(f.get("phrase", f)) if isinstance(f, dict) else str(f) for f in relevance.get("facets_not_asked") or []]
+    if not facets:
+        return ""
+    said = " + ".join(f"'{f}'" for f in facets if f)
+    return f"; topic read as {said}" + (f" (not asked of papers: {', '.join(dropped)})" if dropped else "")
+
+
 def describe_update(node: str, update: dict) -> str | None:
     """One progress line per finished node / subsection (None = nothing worth showing)."""
     if node == "gather_topic_context":
-        return f"plan: {len(update.get('memory', []))} papers in memory M, {len(update.get('demos', []))} demo outlines"
+        return (f"plan: {len(update.get('memory', []))} papers in memory M, {len(update.get('demos', []))} demo outlines"
+                + topic_reading(update.get("relevance") or {}))
     if node == "plan_sections":
         return "plan: sections " + " | ".join(s["title"] for s in update.get("outline", []))
     if node == "plan_subsections":

@@ -178,3 +178,18 @@ def test_each_subsection_reads_the_papers_its_heading_was_named_from(shared_data
             elif placed:
                 assert set(read["paper_ids"]) == placed, sub["title"]  # all of them and nothing else
     assert checked >= 1
+
+
+def test_the_progress_line_says_how_the_topic_was_read():
+    """A user whose words the field does not use ("making up facts" for hallucination) sees which
+    words every kept paper had to name, and which were taken as wording."""
+    from surveygraph.cli.generate import describe_update
+
+    relevance = {"facets": [{"phrase": "stopping chatbots like ChatGPT", "units": [{"phrase": "chatbot or chatgpt"}],
+                             "phrasing": ["stopping"]},
+                            {"phrase": "making up facts", "units": [{"phrase": "fact"}], "phrasing": []}],
+                 "facets_not_asked": ["photos"]}
+    line = describe_update("gather_topic_context", {"memory": ["a", "b"], "demos": [], "relevance": relevance})
+    assert line == ("plan: 2 papers in memory M, 0 demo outlines; topic read as 'chatbot or chatgpt' + 'fact' "
+                    "(not asked of papers: stopping, photos)")
+    assert describe_update("gather_topic_context", {"memory": [], "demos": []}) == "plan: 0 papers in memory M, 0 demo outlines"
