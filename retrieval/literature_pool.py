@@ -252,8 +252,10 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     nearest = store.rank_ids(topic, NEAREST_BY_MEANING, mode="dense")
     reader.fetch(nearest)
     nearest_texts = [" ".join(reader.texts.get(i, ("", ""))) for i in nearest]
-    facets, unasked = drop_rare_facets(drop_phrasing_words(facets, nearest_texts, first_texts), nearest_texts)
-    facets = weigh_by_rarity(facets, [" ".join(reader.texts.get(i, ("", ""))) for i in background])
+    background_texts = [" ".join(reader.texts.get(i, ("", ""))) for i in background]
+    facets, unasked = drop_rare_facets(drop_phrasing_words(facets, nearest_texts, first_texts, background_texts),
+                                       nearest_texts)
+    facets = weigh_by_rarity(facets, background_texts)
     seeds, seed_rule = _seeds(candidates, reader, facets)
     cache = ReadingCache(space, facets)
     background_matrix = cache.term_rows(reader.records(background))

@@ -63,6 +63,23 @@ def american_text(text: str) -> str:
     return _WORD.sub(respell, text)
 
 
+# -ing words that name a field or a method ("federated learning", "reasoning models", "ray tracing"),
+# not a verb a user put the task in ("segmenting organs", "predicting protein-ligand binding").
+FIELD_ING_NOUNS = frozenset({
+    "learning", "reasoning", "computing", "processing", "engineering", "modeling", "modelling", "programming",
+    "planning", "mining", "imaging", "sensing", "ranking", "rendering", "hashing", "clustering", "networking",
+    "testing", "pretraining", "training", "prompting", "routing", "scheduling", "captioning", "grounding", "matching",
+    "tracking", "forecasting", "fingerprinting", "watermarking", "building", "manufacturing", "hearing", "tracing",
+    "encoding", "decoding", "embedding", "fine-tuning", "finetuning", "tuning", "sampling", "pooling", "parsing"})
+
+
+def is_task_verb(word: str) -> bool:
+    """A gerund before its object, as a user types a task ("predicting", "segmenting"), not an -ing
+    noun the field names itself by ("learning", "decoding")."""
+    word = word.lower()
+    return len(word) > 5 and word.endswith("ing") and word not in FIELD_ING_NOUNS
+
+
 MIN_SHARED = 5  # letters two forms of one word share ('segment-ation', 'detect-ors')
 MAX_ENDING = 5  # letters of ending after the shared part ('-ation' is the longest English keeps)
 _E_ENDINGS = {"ing", "ings", "ed", "er", "ers", "ion", "ions", "ation", "ations", "ive", "or", "ors"}

@@ -25,7 +25,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from .bm25_index import tokenize
-from .spelling import american
+from .spelling import american, is_task_verb
 
 # Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
 # one of them: "Integrated Sensing and Communication" is one concept.
@@ -335,7 +335,7 @@ MIN_TERM_USES = 5
 
 
 def drop_phrasing_words(facets: Sequence[Facet], nearest_texts: Sequence[str],
-                        candidate_texts: Sequence[str] = ()) -> list[Facet]:
+                        candidate_texts: Sequence[str] = (), store_texts: Sequence[str] = ()) -> list[Facet]:
     """The facets without the words of the user's phrasing: in a facet of several units, those that
     fewer than PHRASING_RATE of ``nearest_texts`` (title + abstract of the papers nearest the topic
     string by embedding, a reading of meaning rather than words) name. The facet's most-named unit
@@ -343,18 +343,31 @@ def drop_phrasing_words(facets: Sequence[Facet], nearest_texts: Sequence[str],
     is a term and stays whole rather than fall to one word ("privacy attacks"); thinned to two
     units or more, it is still a phrase of the field ("producing harmful or dangerous outputs" ->
     "harmful or dangerous outputs": asked to say "producing" too, 39 papers were kept where the
-    corpus holds hundreds). Pseudo-relevance feedback on the query's terms, one facet at a time."""
+    corpus holds hundreds). Pseudo-relevance feedback on the query's terms, one facet at a time.
+    With ``store_texts`` (a random sample of the store) the unit that always stays is the one named
+    most for its rarity (rate x IDF): of "predicting protein-ligand binding", which the nearest
+    papers seldom name (the corpus holds 14 such papers), "predicting" alone was kept and the pool
+    was any prediction with graph neural networks."""
     stems = [stem_text(t) for t in nearest_texts]
     if len(stems) < MIN_NEAREST:
         return list(facets)
     candidate_stems = [stem_text(t) for t in candidate_texts]
+    store_stems = [stem_text(t) for t in store_texts]
     thinned: list[Facet] = []
     for facet in facets:
         if len(facet.units) < 2:
             thinned.append(facet)
             continue
         rates = [sum(unit_named(u, s) for s in stems) / len(stems) for u in facet.units]
-        best = max(range(len(rates)), key=rates.__getitem__)
+        rarity = [math.log((len(store_stems) + 1) / (sum(unit_named(u, s) for s in store_stems) + 1))
+                  for u in facet.units] if len(store_stems) >= MIN_NEAREST else [1.0] * len(rates)
+        best = max(range(len(rates)), key=lambda i: rates[i] * rarity[i])
+        # a task verb alone carries no topic ("predicting" of "predicting protein-ligand binding",
+        # named by half the papers nearest a topic the store holds 14 papers of): the best of the
+        # nouns stays with it
+        if all(is_task_verb(u.phrase) for u, r in zip(facet.units, rates) if r >= PHRASING_RATE):
+            nouns = [i for i, u in enumerate(facet.units) if not is_task_verb(u.phrase)]
+            best = max(nouns, key=lambda i: rates[i] * rarity[i]) if nouns else best
         kept = tuple(u for i, (u, r) in enumerate(zip(facet.units, rates)) if r >= PHRASING_RATE or i == best)
         if len(kept) < 2 and _said_verbatim(facet, candidate_stems) >= MIN_TERM_USES:
             thinned.append(facet)

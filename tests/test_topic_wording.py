@@ -195,3 +195,20 @@ def test_the_method_family_the_field_names_by_the_topic_s_words_stays_a_facet(co
     units = [[u.phrase for u in f.units] for f in topic_facets("neural networks for protein structure prediction",
                                                                protein_texts)]
     assert units == [["protein", "structure", "prediction"]]
+
+
+def test_a_task_verb_alone_carries_no_topic(corpus_texts):
+    """"predicting protein-ligand binding with graph neural networks": half of the papers nearest
+    the topic say "predicting", few say protein or ligand (the corpus holds a dozen such papers), and
+    the thinned facet kept "predicting" alone: 171 papers of any prediction with graph networks."""
+    (facet,) = topic_facets("predicting protein-ligand binding", [])
+    proteins = [t for title, t in corpus_texts if re.search(r"protein.ligand|binding affinit", t.lower())]
+    nearest = proteins + [t for _, t in corpus_texts if "predicting" in t.lower() and "protein" not in t.lower()][:150]
+    background = [t for _, t in random.Random(0).sample(corpus_texts, 2000)]
+    thinned = drop_phrasing_words([facet], nearest, [], background)[0]
+    assert [u.phrase for u in thinned.units][0] == "predicting" and len(thinned.units) == 2, thinned
+    assert thinned.units[1].phrase in {"protein", "ligand", "binding"}, thinned
+    # a noun the nearest papers name stays the facet's core, as before ("teaching robots to act")
+    (robots, _) = topic_facets("teaching robots to act from vision and language instructions", [])
+    robot_texts = [t for _, t in corpus_texts if "robot" in t.lower()][:100]
+    assert [u.phrase for u in drop_phrasing_words([robots], robot_texts, [], background)[0].units] == ["robot"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from statistics import median
 
+from ...retrieval.spelling import is_task_verb
 from ...retrieval.topic_facets import phrased_as_request
 from .concepts import GERUND_VERBS
 from .names import title_case
@@ -129,10 +130,6 @@ def paper_role(title: str, topic: str) -> str:
     return METHODS
 
 
-ING_NOUNS = {"learning", "reasoning", "computing", "processing", "engineering", "modeling", "modelling", "programming",
-             "planning", "mining", "imaging", "sensing", "ranking", "rendering", "hashing", "clustering", "networking",
-             "testing", "pretraining", "prompting", "routing", "scheduling", "captioning", "grounding", "matching",
-             "tracking", "forecasting", "fingerprinting", "watermarking", "building", "manufacturing", "hearing"}
 _SMALL_WORDS = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "via",
                 "with"}
 
@@ -147,8 +144,7 @@ def names_no_field(topic: str) -> bool:
         return True
     # a gerund before its object ("segmenting organs", "recognising emotions"), not an -ing noun
     # that names a field ("reasoning models", "federated learning" never opens so)
-    return len(words) > 1 and len(words[0]) > 5 and words[0].endswith("ing") and words[0] not in ING_NOUNS \
-        and words[1] not in _SMALL_WORDS
+    return len(words) > 1 and is_task_verb(words[0]) and words[1] not in _SMALL_WORDS
 
 
 def role_heading(role: str, topic: str) -> str:
