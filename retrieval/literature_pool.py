@@ -27,8 +27,8 @@ import numpy as np
 
 from .spelling import american_text
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
-from .topic_facets import (drop_phrasing_words, drop_rare_facets, facet_shares, read_facets, stem_text, topic_facets,
-                           weigh_by_rarity)
+from .facet_feedback import drop_phrasing_words, drop_rare_facets, weigh_by_rarity
+from .topic_facets import facet_shares, read_facets, stem_text, topic_facets
 from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
                           make_judge, model_for)
 

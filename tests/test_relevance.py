@@ -191,7 +191,8 @@ def test_words_the_topic_s_nearest_papers_do_not_use_are_the_user_s_phrasing(sha
     import gzip
     import json
 
-    from surveygraph.retrieval.topic_facets import PHRASING_RATE, drop_phrasing_words, stem_text, unit_named
+    from surveygraph.retrieval.facet_feedback import PHRASING_RATE, drop_phrasing_words
+    from surveygraph.retrieval.topic_facets import stem_text, unit_named
 
     nearest, other = [], []
     with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as handle:
@@ -232,7 +233,7 @@ def test_a_facet_the_candidates_say_verbatim_is_a_term_and_stays_whole(shared_da
     import gzip
     import json
 
-    from surveygraph.retrieval.topic_facets import drop_phrasing_words
+    from surveygraph.retrieval.facet_feedback import drop_phrasing_words
 
     nearest, candidates = [], []
     with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as handle:

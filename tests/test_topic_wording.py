@@ -11,9 +11,8 @@ import re
 import pytest
 
 from surveygraph.retrieval.spelling import american, american_text
-from surveygraph.retrieval.topic_facets import (
-    drop_phrasing_words, drop_rare_facets, facet_shares, stem_text, topic_facets, weigh_by_rarity,
-)
+from surveygraph.retrieval.facet_feedback import drop_phrasing_words, drop_rare_facets, weigh_by_rarity
+from surveygraph.retrieval.topic_facets import facet_shares, stem_text, topic_facets
 
 
 @pytest.fixture(scope="module")

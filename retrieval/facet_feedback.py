@@ -1,0 +1,125 @@
+"""The topic's words read against what the store says: which words are the user's phrasing,
+which one-word facets the field does not use, and how rare each unit of a description is.
+
+Pseudo-relevance feedback on the query's terms, one facet at a time: ``drop_phrasing_words`` and
+``drop_rare_facets`` read the papers nearest the topic string by embedding (a reading of meaning),
+``weigh_by_rarity`` a random sample of the store. The facets themselves come from
+retrieval/topic_facets.py (words only).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from .spelling import is_task_verb
+from .topic_facets import MIN_TERM_USES, Facet, Unit, stem_text, unit_named
+
+# A unit of a several-word facet that fewer than this share of the papers nearest the topic in
+# meaning name is a word of how the user put it, not of the field. On the 21 labelled topics every
+# unit of a several-word facet is named by at least 0.32 of them (minilm-head; "scientific" of
+# "Scientific Large Language Models"); "teaching" and "act" of "teaching robots to act" by 0.03 and
+# 0.15, "transcribing" and "spoken" of "automatically transcribing spoken audio" by 0.03 and 0.12
+# (topic_pool.md, session 21). A facet of one unit is not thinned here: a rare facet is what a
+# two-facet topic is about ("time series", named by 0.21); only a far rarer one is the user's
+# wording (``drop_rare_facets``).
+PHRASING_RATE = 0.2
+MIN_NEAREST = 20  # fewer nearest papers than this say nothing about the field's words
+
+
+def drop_phrasing_words(facets: Sequence[Facet], nearest_texts: Sequence[str],
+                        candidate_texts: Sequence[str] = (), store_texts: Sequence[str] = ()) -> list[Facet]:
+    """The facets without the words of the user's phrasing: in a facet of several units, those that
+    fewer than PHRASING_RATE of ``nearest_texts`` (title + abstract of the papers nearest the topic
+    string by embedding, a reading of meaning rather than words) name. The facet's most-named unit
+    always stays, and a facet MIN_TERM_USES of ``candidate_texts`` say verbatim (its units in a row)
+    is a term and stays whole rather than fall to one word ("privacy attacks"); thinned to two
+    units or more, it is still a phrase of the field ("producing harmful or dangerous outputs" ->
+    "harmful or dangerous outputs": asked to say "producing" too, 39 papers were kept where the
+    corpus holds hundreds). Pseudo-relevance feedback on the query's terms, one facet at a time.
+    With ``store_texts`` (a random sample of the store) the unit that always stays is the one named
+    most for its rarity (rate x IDF): of "predicting protein-ligand binding", which the nearest
+    papers seldom name (the corpus holds 14 such papers), "predicting" alone was kept and the pool
+    was any prediction with graph neural networks."""
+    stems = [stem_text(t) for t in nearest_texts]
+    if len(stems) < MIN_NEAREST:
+        return list(facets)
+    candidate_stems = [stem_text(t) for t in candidate_texts]
+    store_stems = [stem_text(t) for t in store_texts]
+    thinned: list[Facet] = []
+    for facet in facets:
+        if len(facet.units) < 2:
+            thinned.append(facet)
+            continue
+        rates = [sum(unit_named(u, s) for s in stems) / len(stems) for u in facet.units]
+        rarity = [math.log((len(store_stems) + 1) / (sum(unit_named(u, s) for s in store_stems) + 1))
+                  for u in facet.units] if len(store_stems) >= MIN_NEAREST else [1.0] * len(rates)
+        best = max(range(len(rates)), key=lambda i: rates[i] * rarity[i])
+        # a task verb alone carries no topic ("predicting" of "predicting protein-ligand binding",
+        # named by half the papers nearest a topic the store holds 14 papers of): the best of the
+        # nouns stays with it
+        if all(is_task_verb(u.phrase) for u, r in zip(facet.units, rates) if r >= PHRASING_RATE):
+            nouns = [i for i, u in enumerate(facet.units) if not is_task_verb(u.phrase)]
+            best = max(nouns, key=lambda i: rates[i] * rarity[i]) if nouns else best
+        kept = tuple(u for i, (u, r) in enumerate(zip(facet.units, rates)) if r >= PHRASING_RATE or i == best)
+        if len(kept) < 2 and _said_verbatim(facet, candidate_stems) >= MIN_TERM_USES:
+            thinned.append(facet)
+            continue
+        dropped = tuple(u.phrase for u in facet.units if u not in kept)
+        thinned.append(Facet(facet.phrase, kept, facet.phrasing + dropped))
+    return thinned
+
+
+# A facet of one unit that fewer than this share of the topic's nearest papers name is a word of the
+# user's phrasing too ("photos" of "making 3D scenes from photos with gaussian splats": 0.09; asked
+# of every paper, it kept 49). The rarest one-unit facet of the 21 labelled topics and the six
+# held-out two-facet topics is named by 0.19 ("chemistry" of "large language models for chemistry",
+# "recommender" of "fairness in recommender systems"); half of that is the bar.
+RARE_FACET_RATE = 0.1
+
+
+def drop_rare_facets(facets: Sequence[Facet], nearest_texts: Sequence[str]) -> tuple[list[Facet], list[str]]:
+    """The facets without the one-unit facets fewer than RARE_FACET_RATE of ``nearest_texts`` name,
+    and the phrases of those dropped. The topic's most-named facet always stays."""
+    stems = [stem_text(t) for t in nearest_texts]
+    if len(stems) < MIN_NEAREST or len(facets) < 2:
+        return list(facets), []
+    rates = [sum(all(unit_named(u, s) for u in f.units) for s in stems) / len(stems) for f in facets]
+    best = max(range(len(facets)), key=rates.__getitem__)
+    kept = [f for i, f in enumerate(facets) if i == best or len(f.units) > 1 or rates[i] >= RARE_FACET_RATE]
+    return kept, [f.phrase for f in facets if f not in kept]
+
+
+# A unit every store paper names still counts for a little: a description of common words only
+# ("data for models") is read by them rather than by nothing.
+MIN_WEIGHT = 0.1
+
+
+def weigh_by_rarity(facets: Sequence[Facet], store_texts: Sequence[str]) -> list[Facet]:
+    """The facets, each unit of a description (``Facet.required`` < 1) weighted by its inverse
+    document frequency in ``store_texts`` (a random sample of the store): half of "large language
+    models to forecast time series data" is not "LLM" + "data", which a third of all papers name
+    (session 21: that reading kept LLM-data-curation and satellite papers, and the survey was read
+    last of five), but "time series" + "forecast", or "LLM" + "time series". Terms (every unit
+    asked) are left unweighted."""
+    stems = [stem_text(t) for t in store_texts]
+    if len(stems) < MIN_NEAREST:
+        return list(facets)
+    weighed: list[Facet] = []
+    for facet in facets:
+        if facet.required >= 1.0:
+            weighed.append(facet)
+            continue
+        units = tuple(Unit(u.phrase, u.forms, round(max(MIN_WEIGHT, math.log((len(stems) + 1) /
+                                                                               (sum(unit_named(u, s) for s in stems) + 1))), 3))
+                      for u in facet.units)
+        weighed.append(Facet(facet.phrase, units, facet.phrasing))
+    return weighed
+
+
+def _said_verbatim(facet: Facet, stems: Sequence[str]) -> int:
+    """How many of ``stems`` name the facet's units in a row, each by any of its forms."""
+    pattern = re.compile(r"(?<!\S)" + r"\s+".join("(?:" + "|".join(map(re.escape, u.forms)) + ")" for u in facet.units)
+                         + r"(?!\S)")
+    return sum(bool(pattern.search(s)) for s in stems)
