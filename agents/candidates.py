@@ -232,7 +232,12 @@ _POINTS_AHEAD = re.compile(r"\b(?:surfac|identif|outlin|highlight|discuss|summar
 # fail to solve", "sustains a Top-1 degradation of only 1.06%", "successfully ..."
 _SUCCEEDS = re.compile(r"\b(?:successfully|succeeds? (?:in|at)|(?:resolv|solv)\w*\s+(?:\w+\s+){0,3}?\d+(?:\.\d+)?\s?%|"
                        r"(?:degradation|drop|loss|decrease)\s+(?:\w+\s+){0,2}?(?:of\s+)?only\b|"
-                       r"only\s+(?:a\s+)?(?:marginal|minor|slight|small|negligible)\s+(?:degradation|drop|loss|decrease))",
+                       r"only\s+(?:a\s+)?(?:marginal|minor|slight|small|negligible)\s+(?:degradation|drop|loss|decrease)|"
+                       # comparative success and harm denied (c23 readers: "their method exhibits less
+                       # performance degradation", "the gate does not hurt success" filed as limitations)
+                       r"(?:less|lower|smaller|reduced|minimal|little|no)\s+(?:[\w-]+\s+){0,2}?(?:degradation|drop|loss)|"
+                       r"(?:does|do|did|will|would)\s+not\s+(?:\w+ly\s+)?(?:hurt|harm|degrade|compromise|sacrifice|"
+                       r"impair|undermine)\w*)",
                        re.I)
 
 
