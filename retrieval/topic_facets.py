@@ -60,7 +60,10 @@ _REQUEST_WORDS = frozenset("how what why when where which who whom whose do does
                            # to say "stop" or "cheaper"
                            "stop stops stopping prevent prevents preventing avoid avoids avoiding fix fixes "
                            "fixing keep keeps keeping improve improves improving speed speeds speeding faster cheaper better "
-                           "quicker more less up".split())
+                           "quicker more less up "
+                           # how new the user wants it, not what ("what's new in MoE LLMs?" asked every paper
+                           # to say "new": 80 kept where the topic alone keeps 337)
+                           "new newest recent recently advance advances advancement advancements emerging".split())
 _STEMMER = snowballstemmer.stemmer("english")
 
 

@@ -211,3 +211,12 @@ def test_a_task_verb_alone_carries_no_topic(corpus_texts):
     (robots, _) = topic_facets("teaching robots to act from vision and language instructions", [])
     robot_texts = [t for _, t in corpus_texts if "robot" in t.lower()][:100]
     assert [u.phrase for u in drop_phrasing_words([robots], robot_texts, [], background)[0].units] == ["robot"]
+
+
+def test_how_new_the_user_wants_it_is_no_facet():
+    """"what's new in mixture-of-experts LLMs?" asked every paper to say "new" (80 kept; the topic
+    alone keeps 337)."""
+    assert [[u.phrase for u in f.units] for f in topic_facets("what's new in mixture-of-experts LLMs?", [])] == \
+        [["mixture", "expert", "llm"]]
+    assert [[u.phrase for u in f.units] for f in topic_facets("recent advances in graph neural networks", [])] == \
+        [["graph", "neural"]]
