@@ -13,7 +13,6 @@ discussed together after the lines. Every clause comes from the work it cites.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from dataclasses import dataclass, field
 from typing import Callable
 
