@@ -33,7 +33,7 @@ CONNECTORS = re.compile(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with|witho
                         r"|-driven\s+|-powered\s+|-enabled\s+", re.IGNORECASE)
 # Head nouns that say what kind of thing a concept is, not what it is about.
 GENERIC_HEADS = frozenset({"model", "network", "system", "method", "approach", "framework", "technique",
-                           "architecture", "algorithm", "survey", "review", "overview", "study", "studies"})
+                           "architecture", "algorithm", "survey", "review", "overview", "study", "studies", "research"})
 # Facets (their units' stems, in order) naming the machine-learning method family at large, which a
 # topic of other facets only situates ("... with deep learning", "machine learning for ...").
 GENERIC_METHODS = frozenset({"neural", "deep learn", "deep neural", "machin learn", "ai", "artifici intellig",
@@ -162,7 +162,8 @@ def _split_purpose(phrase: str) -> list[str]:
     return pieces if all(len(c) >= MIN_PURPOSE_WORDS for c in content) else [phrase]
 
 
-def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_count: int = 2) -> list[str]:
+def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
+                  joined: bool = False) -> list[str]:
     """Acronyms the texts define for a phrase: "... large language models (LLMs)" -> "llm".
 
     The phrase (or the phrase without its generic head: "vision-language-action (VLA) models")
@@ -178,7 +179,12 @@ def mine_acronyms(phrase_tokens: Sequence[str], texts: Sequence[str], *, min_cou
             acronym = "".join(tokenize(match.group(1)))
             if not acronym or acronym[0] != full[0][0]:
                 continue
-            before = tokenize(text[max(0, match.start() - 160):match.start()])
+            raw = text[max(0, match.start() - 160):match.start()]
+            before = tokenize(raw)
+            # a phrase the user joined with "and" is abbreviated only where the text joins it too:
+            # "images and videos" is not "image-to-video (I2V)", whose "to" the tokenizer drops
+            if joined and not re.search(r"\b(?:and|or)\b|&|,", raw[raw.lower().rfind(full[0][:4]):], re.I):
+                continue
             if before[-len(full):] == full or (headless and before[-len(headless):] == headless):
                 counts[acronym] = counts.get(acronym, 0) + 1
     return sorted(a for a, n in counts.items() if n >= min_count and len(a) >= 2)
@@ -236,7 +242,7 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
             if any(taken[start:start + size]):
                 continue
             window = tokens[start:start + size]
-            acronyms = mine_acronyms(window, texts)
+            acronyms = mine_acronyms(window, texts, joined=any(joins[start + 1:start + size]))
             if acronyms:
                 said = words[start:start + size]
                 forms = [stem_text(" ".join(said)), *(stem_text(a) for a in acronyms)]

@@ -220,3 +220,16 @@ def test_how_new_the_user_wants_it_is_no_facet():
         [["mixture", "expert", "llm"]]
     assert [[u.phrase for u in f.units] for f in topic_facets("recent advances in graph neural networks", [])] == \
         [["graph", "neural"]]
+
+
+def test_words_joined_by_and_are_abbreviated_only_where_the_text_joins_them(corpus_texts):
+    """"making images and videos from noise ..." read "images and videos" as "image-to-video (I2V)",
+    whose "to" the tokenizer drops: 105 papers were kept, asked to say image-to-video."""
+    i2v = [t for _, t in corpus_texts if "image-to-video (I2V)" in t][:40]
+    assert len(i2v) >= 2
+    (images, _noise, _models) = topic_facets("making images and videos from noise with diffusion generative models", i2v)
+    assert [u.phrase for u in images.units] == ["image or video"]
+    # "research" says what the models are used for, not which papers are on topic
+    assert [[u.phrase for u in f.units] for f in topic_facets(
+        "how are large language models being used for research in chemistry, biology and physics?", [])] == \
+        [["large", "language"], ["chemistry or biology or physic"]]
