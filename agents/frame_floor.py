@@ -29,6 +29,7 @@ from .candidates import candidate_sentences
 from .facets import KnownNames, paper_facets
 from ..retrieval.spelling import WordFamilies
 from .outline.names import topic_words
+from .topic_pool import topic_terms
 from .text import CITATION_MARKER, and_list, count_words, marker_numbers, said_before, sentence_key
 from .trends import (Practice, challenge_statements, challenge_themes, crosscutting_phrases, distinctive_phrases,
                      evaluation_practice)
@@ -94,8 +95,8 @@ def frame_facts(state: dict) -> dict:
             "known_names": relevance.get("known_names") or {},
             # the words of the field's terms the pool read the topic as ("graph neural networks (GNN)"
             # for "neural networks that work on graph data")
-            "topic_terms": sorted({w for c in relevance.get("concepts") or [] for text in [c.get("phrase", ""),
-                                   *c.get("variants", [])] for w in text.lower().split() if w != "*"})}
+            "topic_terms": sorted(topic_terms(relevance) | {w for c in relevance.get("concepts") or []
+                                                            for w in c.get("phrase", "").lower().split()})}
 
 
 @dataclass

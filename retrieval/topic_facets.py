@@ -208,9 +208,9 @@ def _words_with_joins(phrase: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     joined = False
     for word in _WORD_OR_COMMA.findall(phrase.lower()):
-        if word in (",", "and", "or", "vs", "versus"):  # "graph neural networks vs transformers"
-            joined = bool(out)
-        elif word in _EXAMPLE_CUES:  # "chatbots like ChatGPT": an example is an alternative, not a unit
+        # "graph neural networks vs transformers"; "chatbots like ChatGPT": an example is an
+        # alternative, not a unit
+        if word in (",", "and", "or", "vs", "versus") or word in _EXAMPLE_CUES:
             joined = bool(out)
         elif tokenize(word):
             out.append((word, joined))
@@ -298,11 +298,14 @@ def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
     # "neural networks for protein structure prediction": in a corpus of machine-learning papers the
     # method family every paper uses says nothing of the topic, and few say it (7 papers were kept,
     # session 22; "... with deep learning" 37, "machine learning for weather ..." kept cattle weights)
-    specific = [f for f in named if _family_key(f) not in GENERIC_METHODS]
     # ... unless the literature names the family by the topic's other words: "neural networks that
     # work on graph data" is about graph neural networks (dropped, the pool was knowledge graphs)
-    specific = [_family_term(f, specific, texts) if _family_key(f) in GENERIC_METHODS else f
-                for f in named if f in specific or _family_term(f, specific, texts) is not f]
+    others = [f for f in named if _family_key(f) not in GENERIC_METHODS]
+    specific = []
+    for facet in named:
+        term = facet if facet in others else _family_term(facet, others, texts)
+        if facet in others or term is not facet:
+            specific.append(term)
     return specific or named or facets or [Facet(topic, (Unit(topic, (stem_text(topic),)),))]
 
 
