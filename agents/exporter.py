@@ -19,7 +19,7 @@ from .latex import bib_value, tex_escape, tex_inline
 from .latex_document import cite_key, to_latex
 from ..sanitize import markdown_inert, markdown_safe, redact, untrusted, without_injections
 from .outline.names import title_case
-from .text import CITATION_MARKER, citation_units, in_sentence, marker_numbers, slugify
+from .text import CITATION_MARKER, citation_units, in_sentence, marker_numbers, slugify, typed_as_question
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
 
@@ -160,8 +160,16 @@ def build_survey(state: dict) -> Survey:
                  section=section.section_id)
         for section in sections for s in citation_units(section.text) if CITATION_MARKER.search(s)
     ]
-    return Survey(title=f"A Survey on {title_case(topic)}", topic=topic, system="surveygraph", outline=outline,
+    return Survey(title=survey_title(topic), topic=topic, system="surveygraph", outline=outline,
                   sections=sections, references=references, citations=citations)
+
+
+def survey_title(topic: str) -> str:
+    """'A Survey on Graph Neural Networks'; a question stays one: 'How Do Transformers Handle Very
+    Long Documents? A Survey' (as surveys that ask one are titled), not 'A Survey on How Do ...'."""
+    if typed_as_question(topic):
+        return f"{title_case(topic.strip().rstrip('?').strip())}? A Survey"
+    return f"A Survey on {title_case(topic)}"
 
 
 _NUMBERED = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+(?=\S)")

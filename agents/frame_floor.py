@@ -30,7 +30,7 @@ from .facets import KnownNames, paper_facets
 from ..retrieval.spelling import WordFamilies
 from .outline.names import topic_words
 from .topic_pool import topic_terms
-from .text import CITATION_MARKER, and_list, count_words, marker_numbers, said_before, sentence_key
+from .text import CITATION_MARKER, and_list, count_words, marker_numbers, said_before, sentence_key, topic_in_prose
 from .trends import (Practice, challenge_statements, challenge_themes, crosscutting_phrases, distinctive_phrases,
                      evaluation_practice)
 
@@ -158,7 +158,7 @@ def scope_sentence(facts: dict) -> str:
 
 def floor_abstract(facts: dict, overview: Overview) -> str:
     titles = [s["title"] for s in facts["sections"]]
-    parts = [f"This survey reviews {facts['cited']} papers on {facts['topic']}{span(facts['years'])}.",
+    parts = [f"This survey reviews {facts['cited']} papers on {topic_in_prose(facts['topic'])}{span(facts['years'])}.",
              f"It organises them into {_plural(len(titles), 'section')} ({and_list(titles)}) and, within "
              f"{'it' if len(titles) == 1 else 'each'}, groups "
              "the works into lines that share a problem, an ingredient or a kind of contribution, setting their "
@@ -228,7 +228,7 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overvie
     years = facts["years"]
     peak = max(sorted(years), key=lambda y: years[y]) if years else None
     first = [context_sentence(facts, papers, cite, said),
-             f"This survey reviews {facts['cited']} papers on {facts['topic']}{span(years)}" +
+             f"This survey reviews {facts['cited']} papers on {topic_in_prose(facts['topic'])}{span(years)}" +
              (f", most of them ({years[peak]}) from {peak}." if peak and len(years) > 1 else "."),
              selection, scope_sentence(facts)]
     taxonomy = [_section_sentence(n + 2, s, overview.distinct[n] if n < len(overview.distinct) else [], cite)
@@ -317,7 +317,7 @@ def floor_conclusion(facts: dict, cite: Citer, overview: Overview,
     extra = extra_sections or {}
     challenges_section = extra.get("challenges")
     ranked = sorted(facts["sections"], key=lambda s: -len(s["papers"]))
-    first = [f"This survey organised {facts['cited']} recent papers on {facts['topic']} into "
+    first = [f"This survey organised {facts['cited']} recent papers on {topic_in_prose(facts['topic'])} into "
              f"{_plural(len(facts['sections']), 'section')}."]
     if len(ranked) > 1:
         text = f"The most populated is {ranked[0]['title']} ({_plural(len(ranked[0]['papers']), 'work')})"

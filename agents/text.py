@@ -116,6 +116,28 @@ def in_sentence(phrase: str) -> str:
     return " ".join(w.lower() if title_cased(w) else w for w in phrase.split())
 
 
+# A topic typed as a question ("how do transformers handle very long documents?", "what's new in MoE
+# LLMs?") reads as no noun after "papers on" or "A Survey on"; "how to ..." does (a request).
+_QUESTION_OPENERS = {"how", "what", "what's", "whats", "which", "why", "when", "where", "who", "can", "could",
+                     "do", "does", "did", "is", "are", "should", "will", "would"}
+
+
+def typed_as_question(topic: str) -> bool:
+    words = topic.lower().split()
+    if not words:
+        return False
+    return topic.rstrip().endswith("?") or (words[0] in _QUESTION_OPENERS and words[1:2] != ["to"])
+
+
+def topic_in_prose(topic: str) -> str:
+    """The topic as a sentence names it: as typed, or a question quoted as one ('papers on the
+    question "How do transformers handle very long documents?"')."""
+    if not typed_as_question(topic):
+        return topic
+    question = topic.strip().rstrip("?").strip()
+    return f'the question "{question[:1].upper()}{question[1:]}?"'
+
+
 def and_list(items: list[str]) -> str:
     """"A", "A and B", "A, B and C" (empty for no items)."""
     return ", ".join(items[:-1]) + (f" and {items[-1]}" if len(items) > 1 else "".join(items))

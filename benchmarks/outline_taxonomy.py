@@ -13,7 +13,9 @@ headings, so the outline is the deterministic taxonomy) with the same-topic huma
 Agreement has two automatic proxies (evaluation/structure.py): *lexical*, a cited work is about
 its subsection's heading when every content word of one of the heading's phrases occurs in its title
 or abstract; *nearest heading*, the work's MiniLM vector is closer to its own subsection's heading
-than to any other subsection heading of the outline. ``--show`` prints the outlines: only ever pass
+than to any other subsection heading of the outline. *Method subsections about their section*: the
+lexical proxy of a method section's heading over each of its subsections' cited works (a subsection
+is a kind of what its section names). ``--show`` prints the outlines: only ever pass
 it for tuning topics (the held-out topics are for the blind comparison; their outlines are not read).
 """
 
@@ -101,16 +103,22 @@ def outline_figures(state: dict, *, encode, foreign: list[str]) -> dict:
     """Counts over every body heading; agreement over subsections and the works they cite."""
     from surveygraph.evaluation.headings import (foreign_headings, is_bare_generic, is_one_word,
                                                   lexical_agreement, nearest_heading_agreement, restates_topic)
+    from surveygraph.agents.outline.roles import METHODS
 
     papers = state.get("papers") or {}
     headings = [h["title"] for s in state["outline"] for h in [s, *s["subsections"]]]
-    subs = [(sub["title"], [f"{papers[p].get('title', '')}. {papers[p].get('abstract', '')}"
-                            for p in state["readings"].get(sub["id"], {}).get("paper_ids", []) if p in papers])
-            for s in state["outline"] for sub in s["subsections"]]
+    def cited(sub: dict) -> list[str]:
+        return [f"{papers[p].get('title', '')}. {papers[p].get('abstract', '')}"
+                for p in state["readings"].get(sub["id"], {}).get("paper_ids", []) if p in papers]
+
+    subs = [(sub["title"], cited(sub)) for s in state["outline"] for sub in s["subsections"]]
+    # a method section's heading against its subsections' works: is each subsection a kind of what
+    # its section names ("Node Classification" under "Link Prediction" is not, a blind reader wrote)
+    within = [(s["title"], cited(sub)) for s in state["outline"] if s.get("role") == METHODS for sub in s["subsections"]]
     return {"headings": len(headings), "one_word": sum(map(is_one_word, headings)),
             "generic": sum(map(is_bare_generic, headings)), "foreign": len(foreign_headings(headings, foreign)),
             "restating": sum(restates_topic(h, state["topic"]) for h in headings),
-            "lexical": lexical_agreement(subs), "nearest": nearest_heading_agreement(subs, encode),
+            "lexical": lexical_agreement(subs), "within": lexical_agreement(within), "nearest": nearest_heading_agreement(subs, encode),
             "cited": len({p for s in state["readings"].values() for p in s.get("paper_ids", [])})}
 
 
@@ -161,14 +169,14 @@ def main() -> None:
     rows = []
     print(f"# outline figures ({load_average()})")
     print("| topic | pool | headings | one-word | generic | from another topic | restating the topic | "
-          "agreement (lexical) | agreement (nearest heading) | cited | plan s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "agreement (lexical) | method subsections about their section | agreement (nearest heading) | cited | plan s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     encode = None
     for topic in topics:
         try:
             state, deps, seconds = plan_and_read(topic, Path(args.home), Path(args.pool_cache) if args.pool_cache else None)
         except UserError as exc:  # the pool step refuses a topic the store holds too little on
-            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | | | |", flush=True)
+            print(f"| {topic} | refused: {str(exc)[:90]} | | | | | | | | | | |", flush=True)
             continue
         encode = encode or memory_encoder(deps.settings)
         foreign = other_topic_headings(Path(args.data), topic)
@@ -176,7 +184,7 @@ def main() -> None:
         fig.update(topic=topic, pool=len(state.get("memory") or []), seconds=round(seconds, 1))
         rows.append(fig)
         print(f"| {topic} | {fig['pool']} | {fig['headings']} | {fig['one_word']} | {fig['generic']} | "
-              f"{fig['foreign']} | {fig['restating']} | {fig['lexical']:.2f} | {fig['nearest']:.2f} | {fig['cited']} | {fig['seconds']} |", flush=True)
+              f"{fig['foreign']} | {fig['restating']} | {fig['lexical']:.2f} | {fig['within']:.2f} | {fig['nearest']:.2f} | {fig['cited']} | {fig['seconds']} |", flush=True)
         if args.show:
             for section in state["outline"]:
                 print(f"    {section['id']} {section['title']}  [{len(section.get('paper_ids') or [])}]")
@@ -186,10 +194,11 @@ def main() -> None:
     total = {k: sum(r[k] for r in rows) for k in ("headings", "one_word", "generic", "foreign", "restating")}
     lex = sum(r["lexical"] for r in rows) / max(len(rows), 1)
     near = sum(r["nearest"] for r in rows) / max(len(rows), 1)
+    within = sum(r["within"] for r in rows) / max(len(rows), 1)
     print(f"| **all {len(rows)}** | | {total['headings']} | {total['one_word']} "
           f"({total['one_word'] / max(total['headings'], 1):.0%}) | {total['generic']} | {total['foreign']} | "
           f"{total['restating']} | "
-          f"{lex:.2f} | {near:.2f} | {sum(r['cited'] for r in rows) / max(len(rows), 1):.0f} | |")
+          f"{lex:.2f} | {within:.2f} | {near:.2f} | {sum(r['cited'] for r in rows) / max(len(rows), 1):.0f} | |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 

@@ -31,6 +31,15 @@ def shared_data_dir() -> Path | None:
     return None
 
 
+# Measured wall time of the shared corpus's first ingest per index encoder (BENCHMARKS.md, topic_pool.md:
+# minilm-head 11 min 36 s, minilm-static ~1 min of embedding, full MiniLM ~46 min of embedding).
+SETUP_TIME = {"minilm-head": "about 12 minutes", "minilm-static": "about 2 minutes", "minilm": "about 50 minutes"}
+
+
+def _setup_time(encoder: str) -> str:
+    return SETUP_TIME.get(encoder, "a while: every paper is embedded once")
+
+
 def set_up_empty_home(settings: Settings, corpus, *, progress: bool = True,
                       notify: Callable[[str], None] = lambda _m: None) -> list[str] | None:
     """Ingest the shared corpus (and the human outlines, when the outline DB is empty) into an
@@ -42,7 +51,7 @@ def set_up_empty_home(settings: Settings, corpus, *, progress: bool = True,
         return None
     corpus_file = folder / SHARED_CORPUS
     notify(f"the data home {settings.home} is empty: setting up the embedded default from {corpus_file} "
-           "(once; about 2 minutes on 2 cores)")
+           f"(once; {_setup_time(settings.embedding.model)} on 2 idle cores)")
     report = corpus.ingest_path(corpus_file, progress=progress)
     done = [f"ingested {report.added} papers from {corpus_file}"]
     outlines_file = folder / SHARED_OUTLINES

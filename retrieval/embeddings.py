@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -84,18 +85,25 @@ def bundled_minilm_path() -> Path:
 
 
 class _Progress:
-    """A rich progress bar on stderr, or nothing."""
+    """A rich progress bar on a terminal's stderr; to a log file, a plain line at every tenth of the
+    work (rich draws nothing there, and a first ingest is minutes long); or nothing."""
 
     def __init__(self, enabled: bool, total: int, label: str):
         self._bar = None
+        self._plain = None  # the console of plain lines, when stderr is no terminal
         if enabled and total:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
             # its own stderr console (as the CLI's, without emoji codes): retrieval must not import cli/
+            console = Console(stderr=True, emoji=False)
+            self._label, self._total, self._done, self._started = label, total, 0, time.monotonic()
+            if not console.is_terminal:
+                self._plain, self._next = console, max(total // 10, 1)
+                return
             self._bar = Progress(
                 "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                TimeRemainingColumn(), console=Console(stderr=True, emoji=False), transient=True,
+                TimeRemainingColumn(), console=console, transient=True,
             )
             self._bar.start()
             self._task = self._bar.add_task(label, total=total)
@@ -103,10 +111,23 @@ class _Progress:
     def advance(self, n: int) -> None:
         if self._bar is not None:
             self._bar.advance(self._task, n)
+        elif self._plain is not None:
+            self._done += n
+            if self._done >= self._next and self._done < self._total:
+                self._next += max(self._total // 10, 1)
+                elapsed = time.monotonic() - self._started
+                left = elapsed * (self._total - self._done) / self._done
+                self._plain.print(f"{self._label}: {self._done:,} of {self._total:,} "
+                                  f"({100 * self._done // self._total}%), about {_minutes(left)} left",
+                                  markup=False, highlight=False)
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.stop()
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 class SentenceTransformerEmbedder:

@@ -54,7 +54,9 @@ _REQUEST_WORDS = frozenset("how what why when where which who whom whose do does
                            "you your we our us me my i use uses used make makes made making handle handles handled "
                            "handling write writes written writing help helps helping work works apply applies applied "
                            "applying get gets getting give gives need needs want wants way ways about really actually "
-                           "latest compare compares compared comparing "
+                           "latest compare compares compared comparing tell tells telling told gave given good "
+                           # coordinators ("understand both images and text" asked every paper to say "both")
+                           "both either neither whether "
                            # a request's goal, not its subject ("how to stop LLMs from hallucinating",
                            # "making LLM inference faster and cheaper"): every on-topic paper would have
                            # to say "stop" or "cheaper"

@@ -375,3 +375,20 @@ def test_the_field_term_the_topic_was_read_as_cuts_across_nothing():
     distinct = distinctive_phrases([["p0", "p1"], ["p2", "p3"]], papers, banned)
     said = [phrase for section in distinct for phrase, _ in section]
     assert "convolutional neural" not in said and any("spectral pooling" in p for p in said), said
+
+
+def test_a_topic_typed_as_a_question_stays_a_question_in_title_and_prose():
+    """'A Survey on How Do Transformers Handle Very Long Documents' and 'papers on how do
+    transformers ...' were what a user's question became; a request ('how to ...') and a field
+    name read as typed."""
+    from surveygraph.agents.exporter import survey_title
+    from surveygraph.agents.text import topic_in_prose
+
+    assert survey_title("how do transformers handle very long documents") == \
+        "How Do Transformers Handle Very Long Documents? A Survey"
+    assert survey_title("what's new in MoE LLMs?") == "What's New in MoE LLMs? A Survey"
+    assert survey_title("Graph Neural Networks") == "A Survey on Graph Neural Networks"
+    assert survey_title("how to stop LLMs from hallucinating") == "A Survey on How to Stop LLMs from Hallucinating"
+    assert topic_in_prose("can LLMs forecast time series?") == 'the question "Can LLMs forecast time series?"'
+    assert topic_in_prose("how to stop LLMs from hallucinating") == "how to stop LLMs from hallucinating"
+    assert topic_in_prose("Vision Transformers") == "Vision Transformers"

@@ -98,3 +98,18 @@ def test_minilm_head_reads_a_paper_s_opening_only(tmp_home):
     assert c @ d < 0.9999
     short = ["retrieval-augmented generation"]
     np.testing.assert_allclose(head.encode(short), full.encode(short), atol=1e-5)  # within the opening: MiniLM
+
+
+def test_progress_to_a_log_file_prints_plain_lines_with_time_left(capsys):
+    """A first ingest is minutes long; rich draws nothing when stderr is a file, so a user tailing
+    a log must still see how far it got and an estimate of what is left."""
+    from surveygraph.retrieval.embeddings import _Progress
+
+    bar = _Progress(True, 200, "ingesting")
+    for _ in range(40):
+        bar.advance(5)
+    bar.close()
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 9  # every tenth, none at 100%
+    assert lines[0].startswith("ingesting: 20 of 200 (10%), about ") and lines[0].endswith(" left")
+    assert _Progress(False, 200, "ingesting")._plain is None

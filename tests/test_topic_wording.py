@@ -233,3 +233,17 @@ def test_words_joined_by_and_are_abbreviated_only_where_the_text_joins_them(corp
     assert [[u.phrase for u in f.units] for f in topic_facets(
         "how are large language models being used for research in chemistry, biology and physics?", [])] == \
         [["large", "language"], ["chemistry or biology or physic"]]
+
+
+def test_coordinators_and_words_of_asking_are_no_units():
+    """"AI models that understand both images and text" asked every paper to say "both"; "how can we
+    tell why a model gave an answer" made "tell" and "gave" units before the nearest papers thinned
+    them; "how good" asks nothing of a paper."""
+    units = [u.phrase for f in topic_facets("AI models that understand both images and text", []) for u in f.units]
+    assert "both" not in units and "understand" in units
+    units = [u.phrase for f in topic_facets("how can we tell why a large language model gave an answer?", [])
+             for u in f.units]
+    assert not {"tell", "gave"} & set(units) and "answer" in units
+    units = [u.phrase for f in topic_facets("how should we measure how good large language models are?", [])
+             for u in f.units]
+    assert "good" not in units and "measure" in units
