@@ -29,6 +29,8 @@ from .spelling import american
 # Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
 # one of them: "Integrated Sensing and Communication" is one concept.
 CONNECTORS = re.compile(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with|without|via|using|towards?|across|under|from|by|"
+                        # "LLM agents ... to act over many steps" made "over" a unit every paper had to say
+                        r"over|between|through|within|beyond|against|among|during|"
                         r"that|which|who)\s+|-based\s+|\s+based\s+"
                         r"|-driven\s+|-powered\s+|-enabled\s+", re.IGNORECASE)
 # Head nouns that say what kind of thing a concept is, not what it is about.
@@ -56,7 +58,7 @@ _REQUEST_WORDS = frozenset("how what why when where which who whom whose do does
                            "applying get gets getting give gives need needs want wants way ways about really actually "
                            "latest compare compares compared comparing tell tells telling told gave given good "
                            # coordinators ("understand both images and text" asked every paper to say "both")
-                           "both either neither whether "
+                           "both either neither whether many several various "
                            # a request's goal, not its subject ("how to stop LLMs from hallucinating",
                            # "making LLM inference faster and cheaper"): every on-topic paper would have
                            # to say "stop" or "cheaper"

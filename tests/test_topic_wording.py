@@ -247,3 +247,13 @@ def test_coordinators_and_words_of_asking_are_no_units():
     units = [u.phrase for f in topic_facets("how should we measure how good large language models are?", [])
              for u in f.units]
     assert "good" not in units and "measure" in units
+
+
+def test_prepositions_join_concepts_and_quantifiers_ask_nothing():
+    """"training LLM agents with reinforcement learning to act over many steps" made "over" a unit
+    every paper had to say; "against" and "between" join two concepts as "for" and "across" do."""
+    units = [u.phrase for f in topic_facets("training LLM agents with reinforcement learning to act over many steps", [])
+             for u in f.units]
+    assert not {"over", "many"} & set(units) and "step" in units
+    assert [[u.phrase for u in f.units] for f in topic_facets("robustness of vision models against adversarial attacks", [])] \
+        == [["robustness"], ["vision"], ["adversarial", "attack"]]
