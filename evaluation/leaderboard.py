@@ -207,6 +207,11 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
     reports: dict[str, dict[str, EvaluationReport]] = {s: {} for s in inputs.systems}
     generated: dict[str, list[Survey]] = {s: [] for s in inputs.systems}
     humans: list[Survey] = []
+    parsed = {(system, topic): _parse(parse_survey, path, topic, system)
+              for (system, topic), path in inputs.system_files.items() if topic in inputs.topics}
+    if metrics is None or "quality" in metrics:
+        step(f"reading what {len(parsed)} surveys are about")
+        _read_topics_at_once(list(parsed.values()), settings, embed)
     for topic in inputs.topics:
         human = _parse(parse_survey, inputs.human_files[topic], topic, "human")
         humans.append(human)
@@ -217,7 +222,7 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
             step(f"{system} / {topic}")
             if path is None:
                 continue
-            survey = _parse(parse_survey, path, topic, system)
+            survey = parsed[system, topic]
             generated[system].append(survey)
             report = evaluate_survey(survey, settings, human=human, bench_refs=bench, judges=judge_names,
                                      metrics=metrics, embed=embed, human_judge_scores=human_scores,
@@ -238,6 +243,20 @@ def run_leaderboard(inputs: LeaderboardInputs, settings: Settings, *, judges: li
     board.rank_by = rank_by
     board.ranking = board.rank_systems()
     return board
+
+
+def _read_topics_at_once(surveys: list[Survey], settings: Settings, embed) -> None:
+    """Encode every survey's topic-reading texts in one call, into the memo the quality score reads
+    them from. One call per survey padded a batch to each survey's long outline text: 16 calls on
+    two topics took 22 s of MiniLM, one call 11 s (BENCHMARKS.md, quality_panels.md)."""
+    from .quality.reading import topic_texts
+    from .scoring import gate_encoder
+    from .topicality import load_gate
+
+    gate = load_gate()
+    memo = gate_encoder({"configurable": {"settings": settings, "embed": embed}}) if gate else None
+    if memo is not None:
+        memo([text for survey in surveys for text in topic_texts(survey, gate)])
 
 
 def _parse(parse_survey, path: Path, topic: str, system: str) -> Survey:

@@ -107,9 +107,7 @@ def read_topicality(survey: Survey, topic: str, encode: Encode, background: Sequ
     topics (those that are not this topic). A long, generic text is close to every topic; what
     counts is how much closer it is to this one. Without a background, plain cosines."""
     parts = survey_parts(survey)
-    others = [b for b in dict.fromkeys(background) if b.strip().lower() != topic.strip().lower()]
-    items = [*parts["references"], *parts["headings"], *parts["sentences"], outline_text(parts["headings"])]
-    texts = [topic, *others, *items]
+    others, items, texts = _reading_texts(parts, topic, background)
     vectors = _unit(np.asarray(encode(texts), dtype=np.float32))
     topic_vec, back, rest = vectors[0], vectors[1:1 + len(others)], vectors[1 + len(others):]
     cos = rest[:len(items)] @ topic_vec
@@ -123,6 +121,20 @@ def read_topicality(survey: Survey, topic: str, encode: Encode, background: Sequ
     reading.sentences = [float(v) for v in cos[i:len(items) - 1]]
     reading.outline = float(cos[len(items) - 1]) if parts["headings"] else 0.0
     return reading
+
+
+def _reading_texts(parts: dict[str, list], topic: str, background: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """(the background topics other than this one, the survey's items, every text to encode)."""
+    others = [b for b in dict.fromkeys(background) if b.strip().lower() != topic.strip().lower()]
+    items = [*parts["references"], *parts["headings"], *parts["sentences"], outline_text(parts["headings"])]
+    return others, items, [topic, *others, *items]
+
+
+def topicality_texts(survey: Survey, topic: str, background: Sequence[str] = ()) -> list[str]:
+    """Every text ``read_topicality`` encodes for this survey: a caller scoring many surveys encodes
+    them all in one call first (``leaderboard``), where one call per survey pads a batch to each
+    survey's long outline text."""
+    return _reading_texts(survey_parts(survey), topic, background)[2]
 
 
 def _unit(matrix: np.ndarray) -> np.ndarray:

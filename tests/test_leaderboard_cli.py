@@ -132,3 +132,32 @@ def test_evaluate_judge_llm_flag_reaches_the_judge(tmp_home, tmp_path):
                                       "--judge-llm", "nosuchprovider:model"])
     assert result.exit_code != 0
     assert isinstance(result.exception, UserError) and "nosuchprovider" in str(result.exception)
+
+
+def test_leaderboard_reads_every_survey_s_topic_in_one_encoder_call(shared_data, tmp_home, monkeypatch):
+    """One encoder call per survey padded a batch to each survey's long outline text (a cold
+    90-draft leaderboard took 281 s); the leaderboard encodes every survey's topic-reading texts
+    at once, and each survey's quality score then reads them from the memo."""
+    import hashlib
+
+    import numpy as np
+
+    from surveygraph.evaluation import scoring
+    from surveygraph.evaluation.leaderboard import run_leaderboard
+    from surveygraph.settings import load_settings
+
+    calls: list[int] = []
+
+    def fake_encode(texts):
+        calls.append(len(texts))
+        return np.array([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16] / 255.0 + 0.01
+                         for t in texts], dtype=np.float32)
+
+    memo = scoring.EmbeddingMemo(fake_encode)
+    monkeypatch.setattr(scoring, "gate_encoder", lambda _config: memo)
+    weaidb = shared_data / "weaidb_surveybench"
+    board = run_leaderboard(discover(weaidb, weaidb / "HumanSurvey", topics=TOPICS), load_settings(),
+                            judges=[], metrics=["quality"])
+    assert len(calls) == 1 and calls[0] > 8 * 50  # eight surveys' headings, references and sentences
+    overall = [board.reports[s][t].flat()["quality.overall"] for s in SYSTEMS for t in TOPICS]
+    assert all(isinstance(v, float) and 1.0 <= v <= 5.0 for v in overall)

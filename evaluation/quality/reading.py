@@ -40,6 +40,15 @@ class QualityReading:
         return float(np.mean([share for share, _ in self.copied.values()])) if self.copied else None
 
 
+def topic_texts(survey: Survey, gate: dict) -> list[str]:
+    """The texts ``read_quality`` encodes for ``survey``'s topic reading (none without a topic)."""
+    from ..topicality import topicality_texts
+
+    view = topic_view(survey)
+    topic = (view.topic or view.title or "").strip()
+    return topicality_texts(view, topic, gate.get("background_topics", [])) if topic else []
+
+
 def read_quality(survey: Survey, model: dict | None = None, *, encode: Encode | None = None,
                  abstracts: dict[str, str] | None = None, gate: dict | None = None) -> QualityReading:
     from ..copying import copied_shares
