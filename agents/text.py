@@ -123,10 +123,12 @@ _QUESTION_OPENERS = {"how", "what", "what's", "whats", "which", "why", "when", "
 
 
 def typed_as_question(topic: str) -> bool:
-    words = topic.lower().split()
+    words = topic.split()
     if not words:
         return False
-    return topic.rstrip().endswith("?") or (words[0] in _QUESTION_OPENERS and words[1:2] != ["to"])
+    # an opener in capitals is an acronym ("CAN bus intrusion detection"), not a question word
+    opener = words[0].lower() in _QUESTION_OPENERS and not (len(words[0]) > 1 and words[0].isupper())
+    return topic.rstrip().endswith("?") or (opener and [w.lower() for w in words[1:2]] != ["to"])
 
 
 def topic_in_prose(topic: str) -> str:

@@ -392,3 +392,4 @@ def test_a_topic_typed_as_a_question_stays_a_question_in_title_and_prose():
     assert topic_in_prose("can LLMs forecast time series?") == 'the question "Can LLMs forecast time series?"'
     assert topic_in_prose("how to stop LLMs from hallucinating") == "how to stop LLMs from hallucinating"
     assert topic_in_prose("Vision Transformers") == "Vision Transformers"
+    assert survey_title("CAN bus intrusion detection") == "A Survey on CAN Bus Intrusion Detection"  # an acronym
