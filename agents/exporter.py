@@ -19,7 +19,8 @@ from .latex import bib_value, tex_escape, tex_inline
 from .latex_document import cite_key, to_latex
 from ..sanitize import markdown_inert, markdown_safe, redact, untrusted, without_injections
 from .outline.names import title_case
-from .text import CITATION_MARKER, citation_units, in_sentence, marker_numbers, slugify, typed_as_question
+from .text import (CITATION_MARKER, citation_units, in_sentence, marker_numbers, question_words, slugify,
+                   typed_as_question)
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
 
@@ -168,7 +169,7 @@ def survey_title(topic: str) -> str:
     """'A Survey on Graph Neural Networks'; a question stays one: 'How Do Transformers Handle Very
     Long Documents? A Survey' (as surveys that ask one are titled), not 'A Survey on How Do ...'."""
     if typed_as_question(topic):
-        return f"{title_case(topic.strip().rstrip('?').strip())}? A Survey"
+        return f"{title_case(question_words(topic))}? A Survey"
     return f"A Survey on {title_case(topic)}"
 
 

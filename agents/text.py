@@ -131,12 +131,17 @@ def typed_as_question(topic: str) -> bool:
     return topic.rstrip().endswith("?") or (opener and [w.lower() for w in words[1:2]] != ["to"])
 
 
+def question_words(topic: str) -> str:
+    """A question's words without its question mark ("what's new in MoE LLMs?" -> "what's new in MoE LLMs")."""
+    return topic.strip().rstrip("?").strip()
+
+
 def topic_in_prose(topic: str) -> str:
     """The topic as a sentence names it: as typed, or a question quoted as one ('papers on the
     question "How do transformers handle very long documents?"')."""
     if not typed_as_question(topic):
         return topic
-    question = topic.strip().rstrip("?").strip()
+    question = question_words(topic)
     return f'the question "{question[:1].upper()}{question[1:]}?"'
 
 

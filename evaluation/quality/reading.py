@@ -45,8 +45,12 @@ def topic_texts(survey: Survey, gate: dict) -> list[str]:
     from ..topicality import topicality_texts
 
     view = topic_view(survey)
-    topic = (view.topic or view.title or "").strip()
+    topic = _topic_of(view)
     return topicality_texts(view, topic, gate.get("background_topics", [])) if topic else []
+
+
+def _topic_of(view: Survey) -> str:
+    return (view.topic or view.title or "").strip()
 
 
 def read_quality(survey: Survey, model: dict | None = None, *, encode: Encode | None = None,
@@ -61,7 +65,7 @@ def read_quality(survey: Survey, model: dict | None = None, *, encode: Encode | 
     form = score_features(features, model)
     reading = QualityReading(scores=dict(form), form_scores=form, features=features, copied=copied)
     gate = gate if gate is not None else load_gate()
-    topic = (view.topic or view.title or "").strip()
+    topic = _topic_of(view)
     if encode is None or gate is None or not topic:
         why = ("no sentence encoder was given" if encode is None else
                "the topicality gate is not fitted" if gate is None else "the survey names no topic")
