@@ -98,3 +98,16 @@ def test_reading_budgets_fill_the_survey_from_the_subsections_with_most_papers_l
     merged = [{"id": "1", "subsections": [{"id": "1.1", "paper_ids": [], "merged": 1},
                                           {"id": "1.2", "paper_ids": ["a"] * 40, "merged": 2}]}]
     assert reading_budgets(merged, 8, 0) == {"1.1": 8, "1.2": 16}
+
+
+def test_reading_budgets_read_no_more_papers_placed_by_nearness_than_papers_naming_the_heading():
+    """A subsection two of whose 20 placed papers name its heading reads four, not K = 8 ("2.3
+    Positional Encodings" cited eight works, one naming it); the survey's target is met from the
+    unread papers naming a heading first (25 under 1.2), then from the most placed papers left."""
+    from surveygraph.agents.reader import reading_budgets
+
+    outline = [{"id": "1", "subsections": [{"id": "1.1", "paper_ids": [f"a{j}" for j in range(20)], "named": 2},
+                                          {"id": "1.2", "paper_ids": [f"b{j}" for j in range(30)], "named": 25}]}]
+    assert reading_budgets(outline, 8, 0) == {"1.1": 4, "1.2": 8}
+    assert reading_budgets(outline, 8, 29) == {"1.1": 4, "1.2": 25}
+    assert reading_budgets(outline, 8, 30) == {"1.1": 5, "1.2": 25}
