@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..sanitize import untrusted
+from .data_names import is_evaluation_data
 from .text import sentences, strip_section_labels
 
 KINDS = ("survey", "benchmark", "study", "method")  # or "" when neither title nor abstract says
@@ -132,15 +133,23 @@ class KnownNames:
     tools: frozenset[str] = frozenset()
     data: frozenset[str] = frozenset()
     common: frozenset[str] = frozenset()
+    # name -> (tool, data): how often the candidates use each name the kept papers' patterns read as
+    # data; with them, each such reading is checked by the learned model (agents/data_names.py)
+    roles: tuple[tuple[str, int, int], ...] = ()
 
     @classmethod
     def from_record(cls, record: dict | None) -> "KnownNames":
         record = record or {}
+        roles = tuple(sorted((str(name), int(tool), int(data)) for name, (tool, data) in (record.get("roles") or {}).items()))
         return cls(frozenset(record.get("tools") or ()), frozenset(record.get("data") or ()),
-                   frozenset(record.get("common") or ()))
+                   frozenset(record.get("common") or ()), roles)
 
     def to_record(self) -> dict:
-        return {"tools": sorted(self.tools), "data": sorted(self.data), "common": sorted(self.common)}
+        return {"tools": sorted(self.tools), "data": sorted(self.data), "common": sorted(self.common),
+                "roles": {name: [tool, data] for name, tool, data in self.roles}}
+
+    def role_counts(self) -> dict[str, tuple[int, int]]:
+        return {name: (tool, data) for name, tool, data in self.roles}
 
 
 NO_KNOWN_NAMES = KnownNames()
@@ -395,8 +404,12 @@ def paper_facets(paper: dict, known: KnownNames = NO_KNOWN_NAMES) -> Facets:
         if name not in models and name not in mine:
             models.append(name)
     result = next((c for c in (result_clause(s) for s in said) if c), "")
-    return Facets(kind=contribution_kind(title, abstract), data=_data_names(said, set(mine) | set(models) | known.tools, mine),
-                  models=models, metrics=_metrics(abstract), result=result, own_names=mine)
+    data = _data_names(said, set(mine) | set(models) | known.tools, mine)
+    if known.roles:  # the pool's role counts are there: the learned check reads each name in context
+        counts = known.role_counts()
+        data = [name for name in data if is_evaluation_data(name, title, abstract, *counts.get(name, (0, 0)))]
+    return Facets(kind=contribution_kind(title, abstract), data=data, models=models, metrics=_metrics(abstract),
+                  result=result, own_names=mine)
 
 
 def recurring_data(items: Sequence[tuple[object, Facets]], banned: set[str] | frozenset = frozenset()

@@ -21,7 +21,7 @@ from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_liter
 from ..retrieval.topic_judge import PaperRecord, model_for
 from .deps import GenerationDeps
 from .facets import KnownNames, paper_facets
-from .name_roles import common_names, is_data, is_tool, name_mentions
+from .name_roles import common_names, family, is_data, is_tool, name_mentions
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
 SHORT_SURVEY = 40  # up to this many on-topic papers the survey says it is short, and why
@@ -125,8 +125,18 @@ def misread_names(texts: list[tuple[str, str]], papers: list[dict]) -> KnownName
     data = {name for f in facets for name in f.data}
     own = {name for f in facets for name in f.own_names}
     common = common_names(texts)
-    return KnownNames(frozenset(n for n in data if is_tool(n, roles)), frozenset(n for n in own if is_data(n, roles)),
-                      frozenset(n for n in own if n in common))
+    tools = frozenset(n for n in data if is_tool(n, roles))
+    # the learned check (agents/data_names.py) was fitted on role counts over the kept papers, so it
+    # reads them there, not over the wider candidates
+    kept_roles = name_mentions([(str(p.get("title") or ""), str(p.get("abstract") or "")) for p in papers])
+    counts = tuple(sorted((n, *_tool_and_data(kept_roles, n)) for n in data - tools))
+    return KnownNames(tools, frozenset(n for n in own if is_data(n, roles)), frozenset(n for n in own if n in common),
+                      counts)
+
+
+def _tool_and_data(roles: dict, name: str) -> tuple[int, int]:
+    seen = roles.get(name) or roles.get(family(name)) or {}
+    return int(seen.get("tool", 0)), int(seen.get("data", 0))
 
 
 def known_names(relevance: dict | None) -> KnownNames:

@@ -58,11 +58,28 @@ def test_the_run_records_only_the_names_its_papers_would_misread():
               {"title": "Safe distillation", "abstract": "We distil refusals; reductions in reasoning performance (GSM8K) "
                                                         "persist."}]
     known = misread_names(texts, papers)
-    assert known == KnownNames(tools=frozenset({"CogVideoX"}), data=frozenset({"GSM8K"}))
+    assert (known.tools, known.data, known.common) == (frozenset({"CogVideoX"}), frozenset({"GSM8K"}), frozenset())
+    assert known.role_counts() == {"VBench": (0, 1)}  # read "on VBench" once in the kept papers
     assert "GSM8K" in paper_facets(papers[1]).own_names and not paper_facets(papers[1], known).own_names
     assert known_names({"known_names": known.to_record()}) == known and known_names(None) == KnownNames()
     bench = {"title": "GSM8K: Grade School Math Problems", "abstract": "We introduce GSM8K, a benchmark of math problems."}
     assert paper_facets(bench, known).own_names == ["GSM8K"]  # the benchmark's own paper keeps its name
+
+
+def test_the_learned_check_drops_measures_and_models_the_patterns_read_as_data():
+    """The patterns read "PDMS score of 93.7" and "diffusion models (SD1.5, SDXL)" as evaluation data
+    (c23/c24 readers: "'FLUX' is the evaluation data", "use SR", "use TTFT"); with the run's role
+    counts recorded, the learned check (agents/data_names.py) keeps the benchmarks only."""
+    driving = {"title": "Latent reasoning for driving", "abstract": "We propose a planner for end-to-end driving. "
+               "Experiments on NAVSIM show a state-of-the-art PDMS score of 93.7 and an EPDMS of 88.8."}
+    sampling = {"title": "Fast sampling", "abstract": "Qualitative and quantitative experiments on diffusion models "
+                "(SD1.5, SDXL) and on the COCO dataset show that our sampler improves FID."}
+    assert paper_facets(driving).data == ["NAVSIM", "PDMS", "EPDMS"] and "SDXL" in paper_facets(sampling).data
+    known = misread_names([], [driving, sampling])
+    assert paper_facets(driving, known).data == ["NAVSIM"]
+    assert paper_facets(sampling, known).data == ["COCO"]
+    # a record written before the check keeps the patterns' reading
+    assert paper_facets(driving, KnownNames()).data == ["NAVSIM", "PDMS", "EPDMS"]
 
 
 def test_real_video_generation_papers_tell_models_from_benchmarks(shared_data):
