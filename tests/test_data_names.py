@@ -27,13 +27,13 @@ def test_the_shipped_model_is_what_its_labels_fit():
     model = load_model(str(MODEL_PATH))
     refit = fit._fit(x, y)
     assert np.allclose(refit.coef_[0], model["weights"], atol=1e-3)
-    assert model["threshold"] == fit.choose_threshold(x, y, topics)
+    assert model["threshold"] == fit.choose_threshold(fit.fitter(x, y), np.arange(len(y)), y, topics)
 
 
 def test_held_out_topics_keep_fewer_wrong_names_than_the_patterns_alone():
     fit = _fit_script()
     x, y, topics = fit.load(fit.LABELS)
-    keep, _ = fit.nested(x, y, topics)
+    keep, _ = fit.nested(fit.fitter(x, y), y, topics)
     assert y[keep].mean() > y.mean() + 0.05  # precision of the names kept, against everything kept
     assert (keep & y).sum() / y.sum() > 0.7  # most real data still printed
 
