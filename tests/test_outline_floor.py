@@ -195,6 +195,15 @@ def test_title_verbs_name_no_cluster():
         assert phrases and not any(p.split()[0] in {"rethinking", "investigating", "revisiting"} for p in phrases), phrases
 
 
+
+def test_words_of_a_change_in_quantity_name_no_cluster():
+    """"Increased Jailbreak" (from "increased jailbreak risk" and "... rates") headed a subsection of
+    a c25 draft: a change in a quantity names a result, not a part of the field."""
+    from surveygraph.agents.outline.names import keyphrase_analyzer
+
+    phrases = keyphrase_analyzer(set())("The Cost of Thinking: Increased Jailbreak Risk in Reasoning Models")
+    assert "jailbreak risk" in phrases and not any(p.split()[0] == "increased" for p in phrases), phrases
+
 # --- the planner: model outline only when valid ---------------------------------------------
 
 class FixtureCorpus:

@@ -18,7 +18,9 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from ...models import normalize_title
 from .headings import content_words, validate_heading
 
-# Words that say nothing about which part of a field a cluster is (abstract boilerplate).
+# Words that say nothing about which part of a field a cluster is (abstract boilerplate), and words of a
+# change in a quantity, which name a result, not a concept ("Increased Jailbreak", from "increased
+# jailbreak risk" and "... rates", headed a subsection of a c25 draft).
 GENERIC_WORDS = set(
     """paper papers propose proposed proposes present presents introduce introduces approach approaches
     method methods framework frameworks novel new result results show shows demonstrate demonstrates
@@ -36,7 +38,8 @@ GENERIC_WORDS = set(
     revisiting analyze analyse study
     understand understanding improving evaluate evaluates evaluating design designs designed
     system systems strategy strategies information analysis technique techniques mechanism
-    mechanisms capability capabilities quality accuracy dynamic""".split()
+    mechanisms capability capabilities quality accuracy dynamic
+    increased increasing decreased decreasing higher lower better greater enhanced""".split()
 )
 STOP = set(ENGLISH_STOP_WORDS) | {"via", "vs", "versus", "toward", "towards"}
 SMALL_WORDS = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the",
