@@ -311,3 +311,44 @@ def test_word_families_join_forms_of_one_word_only():
     assert all(same_family(a, b) for a, b in joined) and not any(same_family(a, b) for a, b in apart)
     family = WordFamilies({"detecting", "llm"})
     assert "detection" in family and "llm" in family and "forgery" not in family and "llms" not in family
+
+
+# The 78 papers of the pool built for "recommender systems powered by large language models" (c25c):
+# its one method section held a subsection named by kinds of work, "Methods and Empirical Studies",
+# of 49 papers, whose own lines of work were the subsections a reader looks for.
+LLM4REC_POOL = (
+    "2602.20558", "2505.20730", "2504.11889", "2505.04948", "2504.12313", "2509.20381", "2508.10312",
+    "2507.03047", "2509.00698", "2505.09777", "2512.24113", "2510.05125", "2503.24289", "2603.03309",
+    "2505.05016", "2603.03536", "2606.14142", "2604.02200", "2504.08949", "2507.13705", "2505.14629",
+    "2511.22275", "2510.01609", "2602.02582", "2606.07526", "2506.13229", "2510.06275", "2509.18980",
+    "2601.04562", "2509.09066", "2507.01035", "2606.17443", "2508.06186", "2602.03097", "2504.05325",
+    "2508.15030", "2512.16891", "2509.04534", "2602.05544", "2506.07449", "2504.20094", "2505.10282",
+    "2510.08626", "2509.25522", "2510.12742", "2605.11807", "2603.18573", "2510.12015", "2506.01673",
+    "2509.26093", "2506.14302", "2601.21609", "2510.14702", "2604.20749", "2504.08781", "2504.05731",
+    "2505.16994", "2603.29112", "2510.09224", "2601.10837", "2508.18812", "2505.04665", "2605.14401",
+    "2603.02709", "2512.16108", "2506.19235", "2509.04498", "2604.03925", "2504.14594", "2603.03080",
+    "2503.17523", "2509.18226", "2509.13773", "2504.14147", "2511.14227", "2602.15005", "2605.07613",
+    "2509.06269",
+)
+
+
+def test_a_catch_all_subsection_named_by_kinds_is_split_into_its_phrases(shared_data):
+    from surveygraph.agents.outline.methods import _catch_all
+
+    want = set(LLM4REC_POOL)
+    by_id = {}
+    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row["arxiv_id"] in want:
+                by_id[f"arxiv:{row['arxiv_id']}"] = {"paper_id": f"arxiv:{row['arxiv_id']}", "title": row["title"],
+                                                     "abstract": row["abstract"], "year": int(row["announced"][:4])}
+    ids = [f"arxiv:{i}" for i in LLM4REC_POOL if f"arxiv:{i}" in by_id]
+    vectors, encode = tfidf_encoder([f"{by_id[i]['title']}. {by_id[i]['abstract']}" for i in ids])
+    outline = build_outline_floor("recommender systems powered by large language models", ids, by_id, vectors,
+                                  n_sections=3, n_subsections=3, encode=encode)
+    for section in outline:
+        for sub in section["subsections"]:
+            catch_all = {"source": sub["source"], "rows": sub["paper_ids"]}
+            assert not _catch_all(catch_all, {"rows": section["paper_ids"]}), (section["title"], sub["title"])
+    assert sum(len(s["subsections"]) for s in outline if s["role"] == "methods") >= 5
