@@ -26,6 +26,7 @@ ORDER = [
     "outline_taxonomy",
     "offline_floor",
     "content_synthesis",
+    "content_checks",
     "parsers",
     "evaluation",
     "validity",
