@@ -102,9 +102,12 @@ class Unit:
     forms: tuple[str, ...]  # stem strings, any of which names the unit ("larg languag model", "llm")
     # how much naming it counts towards a description's share (``weigh_by_rarity``); 1 in a term
     weight: float = 1.0
+    # a description's unit most of the topic's nearest papers name ("detect" of "how do self-driving
+    # cars detect other vehicles"): without it, no half of the description names the facet
+    key: bool = False
 
     def to_dict(self) -> dict:
-        return {"phrase": self.phrase, "forms": list(self.forms), "weight": self.weight}
+        return {"phrase": self.phrase, "forms": list(self.forms), "weight": self.weight} | ({"key": True} if self.key else {})
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,8 @@ class Facet:
     @classmethod
     def from_dict(cls, data: dict) -> "Facet":
         return cls(str(data["phrase"]),
-                   tuple(Unit(str(u["phrase"]), tuple(u["forms"]), float(u.get("weight", 1.0))) for u in data["units"]),
+                   tuple(Unit(str(u["phrase"]), tuple(u["forms"]), float(u.get("weight", 1.0)), bool(u.get("key")))
+                         for u in data["units"]),
                    tuple(map(str, data.get("phrasing") or ())))
 
 
@@ -351,8 +355,14 @@ def unit_named(unit: Unit, stems: str) -> bool:
 def facet_shares(facets: Sequence[Facet], stems: str) -> list[float]:
     """Per facet, how much of it ``stems`` (a stem_text) names: the (weighted) share of its units, over the
     share that names it (``Facet.required``), at most 1 (1 = named)."""
-    return [min(1.0, sum(u.weight for u in f.units if unit_named(u, stems)) / sum(u.weight for u in f.units) / f.required)
-            for f in facets]
+    shares = []
+    for f in facets:
+        named = [unit_named(u, stems) for u in f.units]
+        share = sum(u.weight for u, n in zip(f.units, named) if n) / sum(u.weight for u in f.units)
+        # a description's key unit unnamed: the half it names is not enough (the share as of a term)
+        required = 1.0 if any(u.key and not n for u, n in zip(f.units, named)) else f.required
+        shares.append(min(1.0, share / required))
+    return shares
 
 
 @dataclass(frozen=True)
