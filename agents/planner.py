@@ -163,7 +163,8 @@ def _outline_floor(state: dict, deps: GenerationDeps, ids: list[str], n_sections
                                 n_sections=n_sections, n_subsections=shape_of(state, deps)[1],
                                 demos=state.get("demos") or [], encode=encode, seed=deps.settings.generation.seed,
                                 topic_terms=topic_terms(state.get("relevance")),
-                                kb_counts=counts, related=related, background=background)
+                                kb_counts=counts, related=related, background=background,
+                                min_placed=deps.settings.generation.min_cited)
     return floor, stats | kb_stats
 
 

@@ -352,3 +352,22 @@ def test_a_catch_all_subsection_named_by_kinds_is_split_into_its_phrases(shared_
             catch_all = {"source": sub["source"], "rows": sub["paper_ids"]}
             assert not _catch_all(catch_all, {"rows": section["paper_ids"]}), (section["title"], sub["title"])
     assert sum(len(s["subsections"]) for s in outline if s["role"] == "methods") >= 5
+
+
+def test_papers_under_no_heading_join_the_nearest_method_subsection_only_when_the_survey_needs_them():
+    """Phrase sections hold only the papers naming their phrase: a 64-paper pool (c25, "how do
+    self-driving cars detect other vehicles ... from lidar point clouds") got sections of 14, 9 and 6
+    papers and a survey of 29 works. Below the citation target the rest join the subsection nearest
+    them, after its own papers; at or above it the outline is left as it was."""
+    from surveygraph.agents.outline.floor import _place_the_rest
+
+    vectors = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9], [0.8, 0.2], [0.2, 0.8]])
+
+    def outline():
+        return [{"title": "A", "role": "methods", "rows": [0, 1], "subs": [{"terms": [], "source": "concepts", "rows": [0, 1]}]},
+                {"title": "B", "role": "methods", "rows": [2, 3], "subs": [{"terms": [], "source": "concepts", "rows": [2, 3]}]}]
+
+    assert _place_the_rest(outline(), 6, vectors, {}, 4) == outline()  # four placed: target met
+    placed = _place_the_rest(outline(), 6, vectors, {}, 60)
+    assert [s["subs"][0]["rows"] for s in placed] == [[0, 1, 4], [2, 3, 5]]
+    assert [s["rows"] for s in placed] == [[0, 1, 4], [2, 3, 5]]
