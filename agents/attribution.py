@@ -56,7 +56,10 @@ _CONNECTIVE = re.compile(r"^(?:Further|Furthermore|Moreover|In addition|Addition
 # Reinforcement Learning from Human Feedback methods ..."): lower-cased after "that" even so.
 _SENTENCE_OPENERS = {"existing", "current", "recent", "most", "many", "modern", "prior", "previous", "conventional",
                      "traditional", "standard", "typical", "contemporary", "popular", "mainstream", "several",
-                     "emerging", "leading", "advanced", "state-of-the-art"}
+                     "emerging", "leading", "advanced", "state-of-the-art",
+                     # subordinators before a capitalised term ("... point out that Despite Sparse
+                     # Autoencoders (SAEs) have emerged ...", a c25 draft)
+                     "despite", "unlike", "given", "following", "building"}
 # "Experiments on three QA datasets show that X": the evidence and its scope lead, the claim follows
 # ("On three QA datasets, Smith et al. [3] show that X", not "... report that experiments on ... show that X").
 _EVIDENCE = re.compile(

@@ -41,6 +41,9 @@ def test_surname_first_names_give_the_surname():
     ("Existing MMRAG methods fail to explain retrieval.", "existing MMRAG methods fail to explain retrieval."),
     ("While Large Language Models excel, they drift.", "while Large Language Models excel, they drift."),
     ("Using CFVBench, models miss fine detail.", "using CFVBench, models miss fine detail."),
+    # a c25 draft: "Li et al. [24] point out that Despite Sparse Autoencoders (SAEs) have emerged ..."
+    ("Despite Sparse Autoencoders (SAEs) have emerged, features stay opaque.",
+     "despite Sparse Autoencoders (SAEs) have emerged, features stay opaque."),
     # a capitalised term keeps its capitals, an acronym its own
     ("Electronic Health Records (EHRs) hold notes.", "Electronic Health Records (EHRs) hold notes."),
     ("Multimodal Retrieval-Augmented Generation (MRAG) adds images.",
