@@ -206,7 +206,11 @@ CHALLENGES = {
     "evaluation": r"benchmarks?|evaluation protocols?|evaluation|metrics?",
     "interpretability": r"interpretability|explainability|transparency|opaque|poorly understood|"
                         r"insufficiently understood|not well understood|remains? unclear",
-    "factuality": r"hallucinations?|factual (?:errors?|accuracy|consistency)|faithfulness|unreliable \w+",
+    # the faithfulness of an explanation to the model's reasoning is interpretability's, and an
+    # "unreliable monosemanticity" no factual error (both filed as factuality in a c25 draft)
+    "factuality": r"hallucinations?|factual (?:errors?|accuracy|consistency)|"
+                  r"(?<!explanation )faithfulness(?![^.;]{0,60}\b(?:reasoning|explanations?|rationales?|interpretations?)\b)|"
+                  r"unreliable (?:outputs?|answers?|responses?|generations?|information|content|facts?|claims?)",
     "fidelity and consistency": r"artifacts?|artefacts?|blurr\w*|floaters|aliasing|distortions?|inconsisten\w*|"
                                 r"(?:degraded|poor|low) (?:\w+ )?quality|inaccura\w*",
     "dependence on inputs and priors": r"(?:heavily |strongly )?(?:depends?|dependen\w*|relian\w*|relies|rely) on \w+(?: \w+)?|"

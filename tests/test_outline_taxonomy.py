@@ -354,20 +354,26 @@ def test_a_catch_all_subsection_named_by_kinds_is_split_into_its_phrases(shared_
     assert sum(len(s["subsections"]) for s in outline if s["role"] == "methods") >= 5
 
 
-def test_papers_under_no_heading_join_the_nearest_method_subsection_only_when_the_survey_needs_them():
+def test_papers_under_no_heading_get_a_section_of_their_own_only_when_the_survey_needs_them():
     """Phrase sections hold only the papers naming their phrase: a 64-paper pool (c25, "how do
     self-driving cars detect other vehicles ... from lidar point clouds") got sections of 14, 9 and 6
-    papers and a survey of 29 works. Below the citation target the rest join the subsection nearest
-    them, after its own papers; at or above it the outline is left as it was."""
+    papers and a survey of 29 works; joined to the nearest subsection, 44 of them sat under "Bird's
+    Eye View" (its reader: "holds 44 unrelated works"). Below the citation target the rest get a
+    section named by the kinds of work they are; at or above it the outline is left as it was."""
     from surveygraph.agents.outline.floor import _place_the_rest
 
-    vectors = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9], [0.8, 0.2], [0.2, 0.8]])
+    vectors = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9], [0.8, 0.2], [0.2, 0.8], [0.5, 0.5], [0.6, 0.4]])
+    ids = [f"p{i}" for i in range(8)]
+    papers = {pid: {"title": f"A method {pid}", "abstract": "We propose a new framework for the task."} for pid in ids}
+    papers["p5"]["abstract"] = papers["p6"]["abstract"] = "We conduct an empirical study of existing detectors."
 
     def outline():
         return [{"title": "A", "role": "methods", "rows": [0, 1], "subs": [{"terms": [], "source": "concepts", "rows": [0, 1]}]},
                 {"title": "B", "role": "methods", "rows": [2, 3], "subs": [{"terms": [], "source": "concepts", "rows": [2, 3]}]}]
 
-    assert _place_the_rest(outline(), 6, vectors, {}, 4) == outline()  # four placed: target met
-    placed = _place_the_rest(outline(), 6, vectors, {}, 60)
-    assert [s["subs"][0]["rows"] for s in placed] == [[0, 1, 4], [2, 3, 5]]
-    assert [s["rows"] for s in placed] == [[0, 1, 4], [2, 3, 5]]
+    assert _place_the_rest(outline(), ids, papers, vectors, topic="lidar detection", taken=set(), min_placed=4) == outline()
+    placed = _place_the_rest(outline(), ids, papers, vectors, topic="lidar detection", taken=set(), min_placed=60)
+    assert placed[:2] == outline()  # the phrase sections keep their papers, and only them
+    further = placed[2]
+    assert sorted(further["rows"]) == [4, 5, 6, 7] and further["source"] == "role:kinds"
+    assert further["title"] == "Further Methods and Empirical Studies", further["title"]

@@ -24,6 +24,7 @@ from ...retrieval.spelling import WordFamilies
 from ..facets import contribution_kind
 from ..text import and_list, as_data
 from .concepts import Concept, PhraseIndex, candidate_concepts, fit
+from .headings import validate_heading
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
 from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, SUB_SHARE, kind_named, merge_duplicate_sections,
@@ -169,9 +170,11 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
                                        taken=taken)
     sections = merge_duplicate_subsections(merge_duplicate_sections(sections, topic), topic)
     sections = move_subsections_named_as_sections(sections, topic)
-    sections = _place_the_rest(sections, len(ids), vectors, {c.key: c for c in concepts}, min_placed)
+    sections = _place_the_rest(sections, ids, papers, vectors, topic=topic, taken=taken, min_placed=min_placed)
     order = learn_roles(demos or [])[0]
-    sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), -len(s["rows"])))
+    # within a role, larger sections first; the papers no heading named come after the method sections
+    sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), bool(s.get("further")),
+                                 -len(s["rows"])))
     by_key = {c.key: c for c in concepts}
     result = []
     for section in sections:
@@ -183,39 +186,31 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     return result
 
 
-def _place_the_rest(sections: list[dict], n_rows: int, vectors: np.ndarray, concepts: dict[str, Concept],
-                    min_placed: int) -> list[dict]:
+def _place_the_rest(sections: list[dict], ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,
+                    topic: str, taken: set[str], min_placed: int) -> list[dict]:
     """When the headings hold fewer than ``min_placed`` papers (the survey's citation target), the
-    pool's papers under no heading join the method subsection nearest them, after the papers that
-    name it. Phrase sections hold only the papers naming their phrase: a 64-paper pool ("how do
-    self-driving cars detect other vehicles ... from lidar point clouds") got three sections of 14, 9
-    and 6 papers and its survey cited 29 of its 64 on-topic works. Placed by nearness, they are read
-    only as far as the target needs them (reader.reading_budgets reads the papers naming a heading
-    first). Done for every pool, it lowered the method subsections' agreement with their sections on
-    the 20 SurveyBench topics (0.65 -> 0.61), none of which needed it."""
+    pool's papers under no heading get a section of their own, named by the kinds of work they are
+    ("Further Methods and Empirical Studies"). Phrase sections hold only the papers naming their
+    phrase: a 64-paper pool ("how do self-driving cars detect other vehicles ... from lidar point
+    clouds") got sections of 14, 9 and 6 papers and its survey cited 29 of its 64 on-topic works.
+    Joined to the nearest subsection instead, 44 of them sat under "Bird's Eye View" and its blind
+    reader wrote "'Bird's Eye View' holds 44 unrelated works" (c25i): a heading says what is under it.
+    None of the 20 SurveyBench topics' outlines needs it."""
     placed = {r for section in sections for sub in section["subs"] for r in sub["rows"]}
-    if len(placed) >= min(min_placed, n_rows):
+    if len(placed) >= min(min_placed, len(ids)):
         return sections
-    rest = [r for r in range(n_rows) if r not in placed]
-    targets = [(section, sub) for section in sections if section["role"] == METHODS for sub in section["subs"]
-               if sub["rows"] and sub["source"] != "role:domain"]
-    if not rest or not targets:
+    rest = [r for r in range(len(ids)) if r not in placed]
+    if len(rest) < FLAT_LEAF:
         return sections
-    centroids = normalise(np.stack([vectors[sub["rows"]].mean(axis=0) for _, sub in targets]))
-    sims = vectors[rest] @ centroids.T
-    nearest = sims.argmax(axis=1)
-    for j, (section, sub) in enumerate(targets):
-        joined = [rest[i] for i in np.flatnonzero(nearest == j)]
-        if not joined:
-            continue
-        joined.sort(key=lambda r: -float(vectors[r] @ centroids[j]))
-        concept = concepts.get(sub["terms"][0]) if sub["terms"] else None
-        rows = sub["rows"] + joined
-        if concept is not None:  # those naming the heading lead (its ``named`` count reads them first)
-            rows = [r for r in rows if fit(concept, r) > 0] + [r for r in rows if fit(concept, r) <= 0]
-        sub["rows"] = rows
-        section["rows"] = section["rows"] + [r for r in joined if r not in set(section["rows"])]
-    return sections
+    rows = _central_order(vectors, rest)[0]
+    sub = named_by_kinds({"title": "", "terms": [], "source": "role:kinds", "rows": rows}, ids, papers, topic=topic,
+                         taken=taken)
+    title = f"Further {sub['title']}" if sub["title"] else "Further Work"
+    if validate_heading(title, topic=topic, taken=taken):
+        return sections
+    taken.add(normalize_title(title))
+    return sections + [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:kinds", "further": True,
+                        "subs": [{**sub, "title": sub["title"] or title}]}]
 
 
 # The foundations section holds the pool's surveys and its analyses (roles.paper_role: 'survey',
