@@ -183,29 +183,38 @@ def test_a_long_description_a_user_typed_is_named_by_half_its_words_a_term_by_al
     assert len(term.units) == 3 and facet_shares([term], stem_text("2D object detection in images"))[0] < 1.0
 
 
-def test_words_the_topic_s_nearest_papers_do_not_use_are_the_user_s_phrasing(shared_data):
-    """'teaching robots to act from vision and language instructions' was refused: every paper had to
-    say 'teaching' and 'act'. Read against the papers nearest it (here: the corpus's vision-language-
-    action and robot-instruction papers, real records), those two words are the user's, 'robot' and
-    the second facet's words the field's; a one-unit facet and a field's own term stay whole."""
+
+def _two_kinds(shared_data, first, second, sizes: tuple[int, int]) -> tuple[list[str], list[str]]:
+    """Title + abstract of the corpus records ``first(title, text)`` accepts and of those ``second``
+    accepts (lower-cased title, full text), read until each has its size."""
     import gzip
     import json
 
-    from surveygraph.retrieval.facet_feedback import PHRASING_RATE, drop_phrasing_words
-    from surveygraph.retrieval.topic_facets import stem_text, unit_named
-
-    nearest, other = [], []
+    found: tuple[list[str], list[str]] = ([], [])
     with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)
             title = record["title"].lower()
             text = f"{record['title']} {record.get('abstract') or ''}"
-            if "vision-language-action" in title or ("robot" in title and "instruction" in title):
-                nearest.append(text)
-            elif "scientific" in title and ("language model" in title or "llm" in title):
-                other.append(text)
-            if len(nearest) >= 100 and len(other) >= 40:
+            if first(title, text):
+                found[0].append(text)
+            elif second(title, text):
+                found[1].append(text)
+            if len(found[0]) >= sizes[0] and len(found[1]) >= sizes[1]:
                 break
+    return found
+
+def test_words_the_topic_s_nearest_papers_do_not_use_are_the_user_s_phrasing(shared_data):
+    """'teaching robots to act from vision and language instructions' was refused: every paper had to
+    say 'teaching' and 'act'. Read against the papers nearest it (here: the corpus's vision-language-
+    action and robot-instruction papers, real records), those two words are the user's, 'robot' and
+    the second facet's words the field's; a one-unit facet and a field's own term stay whole."""
+    from surveygraph.retrieval.facet_feedback import PHRASING_RATE, drop_phrasing_words
+    from surveygraph.retrieval.topic_facets import stem_text, unit_named
+
+    nearest, other = _two_kinds(
+        shared_data, lambda title, text: "vision-language-action" in title or ("robot" in title and "instruction" in title),
+        lambda title, text: "scientific" in title and ("language model" in title or "llm" in title), (100, 40))
     robots, instructions = drop_phrasing_words(
         topic_facets("teaching robots to act from vision and language instructions", nearest[:300]), nearest[:100])
     assert [u.phrase for u in robots.units] == ["robot"] and set(robots.phrasing) == {"teaching", "act"}
@@ -232,24 +241,12 @@ def test_a_description_s_unit_most_nearest_papers_name_is_asked_of_every_paper(s
     was half-named by LiDAR segmentation papers of driving scenes ('self', 'driving'), and its blind
     reader found the survey off topic (c25). Read against LiDAR 3D-detection papers (real records),
     'detect' is named by most of them: a key unit, without which half of the description is not enough."""
-    import gzip
-    import json
-
     from surveygraph.retrieval.facet_feedback import KEY_UNIT_RATE, drop_phrasing_words
     from surveygraph.retrieval.topic_facets import facet_shares, stem_text, unit_named
 
-    nearest, segmentation = [], []
-    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as handle:
-        for line in handle:
-            record = json.loads(line)
-            title = record["title"].lower()
-            text = f"{record['title']} {record.get('abstract') or ''}"
-            if "3d object detection" in title and ("lidar" in title or "point cloud" in title):
-                nearest.append(text)
-            elif "segmentation" in title and "lidar" in title and "detect" not in text.lower():
-                segmentation.append(text)
-            if len(nearest) >= 60 and len(segmentation) >= 10:
-                break
+    nearest, segmentation = _two_kinds(
+        shared_data, lambda title, text: "3d object detection" in title and ("lidar" in title or "point cloud" in title),
+        lambda title, text: "segmentation" in title and "lidar" in title and "detect" not in text.lower(), (60, 10))
     (described,) = drop_phrasing_words(
         topic_facets("how do self-driving cars detect other vehicles and pedestrians", []), nearest)
     assert described.required == 0.5
