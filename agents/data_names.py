@@ -7,13 +7,13 @@ quoted our tables' misreads in most panels: models in a list ("UViT and DiT"), m
 read 600 (name, abstract) pairs the patterns had accepted, drawn from the 20 SurveyBench topics'
 pools (benchmarks/data/labels/evaluation_data_names.jsonl): 77.6% were data. A logistic regression
 on the features below, fitted by benchmarks/data_names_fit.py and checked leave-one-topic-out,
-keeps a name when P(data) >= the threshold chosen inside the folds (BENCHMARKS.md, "Evaluation
-data names").
+keeps a name when P(data) >= the threshold chosen inside the folds (BENCHMARKS.md, "Content
+checks read by labellers").
 
 Why not a sentence encoder: the same fit on MiniLM windows gains 0.02 AUC, needs the full
 encoder at every table, and a model fitted on one encoder's space would not carry to the static or
-test encoders a home may use. These features read only the abstract and the candidates' role
-counts that the pool already computes (name_roles.name_mentions).
+test encoders a home may use. These features read only the abstract and how the run's kept papers
+use the name (name_roles.name_mentions, counted once per run by topic_pool.misread_names).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _window(abstract: str, name: str) -> tuple[str, str]:
 
 def name_features(name: str, title: str, abstract: str, tool: int, data: int) -> list[float]:
     """The features, in ``FEATURES`` order, of ``name`` in one work (``tool``/``data``: how often the
-    topic's candidates use it as a tool and as data, name_roles.name_mentions)."""
+    run's kept papers use it as a tool and as data, name_roles.name_mentions)."""
     left, right = _window(abstract, name)
     near = f"{left} {right[:30]}"
     return [math.log1p(tool), math.log1p(data), float(data > tool), float(name in title),

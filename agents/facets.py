@@ -133,8 +133,8 @@ class KnownNames:
     tools: frozenset[str] = frozenset()
     data: frozenset[str] = frozenset()
     common: frozenset[str] = frozenset()
-    # name -> (tool, data): how often the candidates use each name the kept papers' patterns read as
-    # data; with them, each such reading is checked by the learned model (agents/data_names.py)
+    # (name, tool, data): how often the kept papers use each name their patterns read as data; with
+    # them, each such reading is checked by the learned model (agents/data_names.py)
     roles: tuple[tuple[str, int, int], ...] = ()
 
     @classmethod
