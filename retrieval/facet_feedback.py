@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from .spelling import is_task_verb
-from .topic_facets import MIN_TERM_USES, Facet, Unit, stem_text, unit_named
+from .topic_facets import MIN_TERM_USES, Facet, Unit, lists_phrases, stem_text, unit_named
 
 # A unit of a several-word facet that fewer than this share of the papers nearest the topic in
 # meaning name is a word of how the user put it, not of the field. On the 21 labelled topics every
@@ -129,8 +129,10 @@ def _with_key_units(facet: Facet, rates: dict[str, float]) -> Facet:
     """A description (``Facet.required`` < 1) with the units most nearest papers name marked as
     key: "how do self-driving cars detect other vehicles and pedestrians" was half-named by LiDAR
     segmentation and occupancy papers of driving scenes ('self', 'driving'), while 'detect' is named
-    by 0.73 of the papers nearest the question by meaning (a c25 reader: "much of it is off topic")."""
-    if facet.required >= 1.0:
+    by 0.73 of the papers nearest the question by meaning (a c25 reader: "much of it is off topic").
+    A description that lists phrases ("speculative decoding and KV cache compression") asks for
+    either: made key, "speculative decoding" kept 15 papers and no KV-cache paper (c25m)."""
+    if facet.required >= 1.0 or lists_phrases(facet.phrase):
         return facet
     units = tuple(Unit(u.phrase, u.forms, u.weight, rates.get(u.phrase, 0.0) >= KEY_UNIT_RATE) for u in facet.units)
     return Facet(facet.phrase, units, facet.phrasing)

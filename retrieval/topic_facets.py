@@ -279,6 +279,13 @@ def _joins_two_phrases(joins: Sequence[bool], i: int) -> bool:
     return joins[i] and i >= 2 and not joins[i - 1] and i + 1 < len(joins) and not joins[i + 1]
 
 
+def lists_phrases(phrase: str) -> bool:
+    """Whether "and" / "or" in ``phrase`` joins two phrases of several words each ("speculative
+    decoding and KV cache compression"), not words sharing a head ("vehicles and pedestrians")."""
+    joins = [joined for _, joined in _words_with_joins(phrase)]
+    return any(_joins_two_phrases(joins, i) for i in range(len(joins)))
+
+
 def _said_as_phrases(tokens: Sequence[str], words: Sequence[str], joins: Sequence[bool], texts: Sequence[str]) -> bool:
     """Whether MIN_TERM_USES of ``texts`` say each of the phrases "and" joins ("image recognition",
     "computer vision"; "graph representation learning", "message passing networks"): then its words

@@ -307,3 +307,19 @@ def test_the_relevance_model_matches_the_index_encoder(tmp_home):
     assert model_for(static).record["encoder"] == "minilm-static"
     assert model_for(head).record["encoder"] == head.settings.embedding.model == "minilm-head"
     assert model_for(static).coef != model_for(head).coef
+
+
+def test_a_description_that_lists_phrases_asks_for_either_of_them():
+    """"speeding up LLM text generation with speculative decoding and KV cache compression" (c25m):
+    made key, 'speculative decoding' kept 15 papers and no KV-cache paper. A list of phrases asks for
+    any of them; a key unit is read only in a description of one thing."""
+    from surveygraph.retrieval.facet_feedback import _with_key_units
+    from surveygraph.retrieval.topic_facets import lists_phrases
+
+    (listed,) = topic_facets("speculative decoding and KV cache compression", [])
+    assert lists_phrases(listed.phrase) and listed.required == 0.5
+    rates = {u.phrase: 0.9 for u in listed.units}
+    assert not any(u.key for u in _with_key_units(listed, rates).units)
+    (one_thing,) = topic_facets("how do self-driving cars detect other vehicles and pedestrians", [])
+    assert not lists_phrases(one_thing.phrase)  # "vehicles and pedestrians" share a head: one unit
+    assert any(u.key for u in _with_key_units(one_thing, {u.phrase: 0.9 for u in one_thing.units}).units)
