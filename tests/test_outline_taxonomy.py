@@ -26,11 +26,16 @@ NOISE = re.compile(r"food image|hypergraph|memecoin", re.I)
 
 
 def _corpus_papers(shared_data: Path, pattern: re.Pattern, limit: int) -> list[dict]:
+    return _corpus_rows(shared_data, lambda row: bool(pattern.search(row["title"])), limit)
+
+
+def _corpus_rows(shared_data: Path, keep, limit: int) -> list[dict]:
+    """The first ``limit`` corpus records ``keep(row)`` accepts, as paper dicts."""
     found = []
     with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
         for line in fh:
             row = json.loads(line)
-            if pattern.search(row["title"]):
+            if keep(row):
                 found.append({"paper_id": f"arxiv:{row['arxiv_id']}", "title": row["title"],
                               "abstract": row["abstract"], "year": int(row["announced"][:4])})
                 if len(found) == limit:
@@ -336,13 +341,7 @@ def test_a_catch_all_subsection_named_by_kinds_is_split_into_its_phrases(shared_
     from surveygraph.agents.outline.methods import _catch_all
 
     want = set(LLM4REC_POOL)
-    by_id = {}
-    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            if row["arxiv_id"] in want:
-                by_id[f"arxiv:{row['arxiv_id']}"] = {"paper_id": f"arxiv:{row['arxiv_id']}", "title": row["title"],
-                                                     "abstract": row["abstract"], "year": int(row["announced"][:4])}
+    by_id = {p["paper_id"]: p for p in _corpus_rows(shared_data, lambda row: row["arxiv_id"] in want, len(want))}
     ids = [f"arxiv:{i}" for i in LLM4REC_POOL if f"arxiv:{i}" in by_id]
     vectors, encode = tfidf_encoder([f"{by_id[i]['title']}. {by_id[i]['abstract']}" for i in ids])
     outline = build_outline_floor("recommender systems powered by large language models", ids, by_id, vectors,
