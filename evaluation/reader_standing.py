@@ -18,19 +18,49 @@ PANELS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "reader_p
 
 
 def _version_number(path: Path) -> int:
-    match = re.fullmatch(r"v(\d+)", path.name)
-    return int(match.group(1)) if match else -1
+    """v1..v14 (SurveyBench topic names), then c19.. (a user's phrasings of them, from session 19
+    on: the newer panels), in the order they were read."""
+    match = re.fullmatch(r"([vc])(\d+)", path.name)
+    if not match:
+        return -1
+    return int(match.group(2)) + (1000 if match.group(1) == "c" else 0)
+
+
+def _named_panels(version: Path) -> list[dict]:
+    """A v-panel as stored (system, overall per draft; the ranking)."""
+    return [json.loads(f.read_text(encoding="utf-8")) for f in sorted(version.glob("*.json"))]
+
+
+def _lettered_panels(version: Path) -> list[dict]:
+    """A c-panel: the anonymised letters (``<id>.key.json``) and the reader's verdict
+    (``<id>.verdict.json``, SurveyLens components per letter), read as a v-panel."""
+    rows = []
+    for key_file in sorted(version.glob("*.key.json")):
+        verdict_file = key_file.with_name(key_file.name.replace(".key.json", ".verdict.json"))
+        if not verdict_file.is_file():
+            continue
+        letters = json.loads(key_file.read_text(encoding="utf-8"))["letters"]
+        verdicts = json.loads(verdict_file.read_text(encoding="utf-8"))["drafts"]
+        drafts = [{"system": system, "overall": sum(float(verdicts[letter][c]) for c in
+                                                    ("outline", "content", "reference")) / 3}
+                  for letter, system in letters.items() if letter in verdicts]
+        if any(d["system"] == "surveygraph" for d in drafts):
+            # a tie is no verdict against us: ours ranks first among equal scores
+            ranking = sorted(drafts, key=lambda d: (-d["overall"], d["system"] != "surveygraph"))
+            rows.append({"drafts": drafts, "ranking": [d["system"] for d in ranking]})
+    return rows
 
 
 def reader_standing(panels: Path = PANELS) -> str | None:
     """One plain sentence on the latest panel version, or None when no panels are stored."""
-    versions = sorted((p for p in panels.glob("v*") if p.is_dir() and _version_number(p) >= 0), key=_version_number)
-    rows = []
+    versions = sorted((p for p in panels.glob("[vc]*") if p.is_dir() and _version_number(p) >= 0),
+                      key=_version_number)
+    rows, version = [], None
     for version in reversed(versions):
-        rows = [json.loads(f.read_text(encoding="utf-8")) for f in sorted(version.glob("*.json"))]
+        rows = _lettered_panels(version) if version.name.startswith("c") else _named_panels(version)
         if rows:
             break
-    if not rows:
+    if not rows or version is None:
         return None
     ours, others, last = [], [], 0
     for panel in rows:
@@ -39,7 +69,8 @@ def reader_standing(panels: Path = PANELS) -> str | None:
         others.extend(by_system.values())
         last += panel["ranking"][-1] == "surveygraph"
     commit = rows[0].get("ours", {}).get("commit", "")
-    return (f"blind readers (reader panels {version.name}, the offline default at {commit}, {len(rows)} topics): "
+    which = f"the offline default at {commit}" if commit else "the offline default on topics as users phrase them"
+    return (f"blind readers (reader panels {version.name}, {which}, {len(rows)} topics): "
             f"its surveys scored {sum(ours) / len(ours):.2f} on average ({min(ours):.2f}-{max(ours):.2f}) "
             f"against {sum(others) / len(others):.2f} for the four SurveyBench systems' drafts, last on {last} "
             f"of {len(rows)} topics (their reasons: benchmarks/results/reader_panels.md)")

@@ -189,6 +189,34 @@ def test_self_evaluation_quotes_the_blind_readers_of_the_offline_default(tmp_pat
     assert "against 2.50 for the four SurveyBench systems' drafts, last on 1 of 2 topics" in line
 
 
+def test_self_evaluation_quotes_the_newest_panels_on_user_phrasings(tmp_path):
+    """The c-panels (a user's phrasings, read after the v-panels) are stored anonymised: the
+    letters' key and the reader's components per letter. The newest of them is what the
+    self-evaluation quotes, ours strictly below every other draft counting as last (a tie is not)."""
+    import json
+
+    from surveygraph.evaluation.reader_standing import reader_standing
+
+    (tmp_path / "v14").mkdir()
+    (tmp_path / "v14" / "A.json").write_text(json.dumps({"ours": {"commit": "abc1234"}, "ranking": ["x", "surveygraph"],
+                                                         "drafts": [{"system": "surveygraph", "overall": 1.0},
+                                                                    {"system": "x", "overall": 2.0}]}))
+    (tmp_path / "c20").mkdir()
+
+    def lettered(ident, scores):
+        letters = {letter: system for letter, (system, _) in zip("ABCDE", scores)}
+        verdict = {"drafts": {letter: {"outline": v, "content": v, "reference": v, "reasons": "."}
+                              for letter, (_, v) in zip("ABCDE", scores)}}
+        (tmp_path / "c20" / f"{ident}.key.json").write_text(json.dumps({"letters": letters}))
+        (tmp_path / "c20" / f"{ident}.verdict.json").write_text(json.dumps(verdict))
+
+    lettered("a", [("SurveyForge", 3.0), ("surveygraph", 2.0), ("AutoSurvey", 2.0)])  # tied for last: not last
+    lettered("b", [("surveygraph", 1.0), ("SurveyForge", 3.0), ("AutoSurvey", 2.0)])
+    line = reader_standing(tmp_path)
+    assert "reader panels c20" in line and "topics as users phrase them, 2 topics" in line
+    assert "scored 1.50 on average (1.00-2.00)" in line and "against 2.50" in line and "last on 1 of 2" in line
+
+
 def test_evaluate_reports_show_each_metric_with_its_validity(tmp_path, tmp_home, validity_file):
     md = tmp_path / "r.md"
     res = CliRunner().invoke(app, ["evaluate", str(FIXTURE), "--metrics", "structure,quality",
