@@ -29,7 +29,7 @@ import numpy as np
 
 from ..sanitize import looks_like_injection, untrusted
 from .attribution import standalone
-from .text import sentences, strip_section_labels
+from .text import separate_joined_sentences, sentences, strip_section_labels
 
 Encoder = Callable[[Sequence[str]], np.ndarray]
 
@@ -138,7 +138,8 @@ def candidate_sentences(papers: Sequence[dict]) -> list[Candidate]:
     """Usable, role-tagged sentences of every paper's whole abstract (local keys 1..K)."""
     out = []
     for key, paper in enumerate(papers, start=1):
-        said = sentences(_plain(strip_section_labels(_ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or "")))))
+        said = sentences(_plain(separate_joined_sentences(
+            strip_section_labels(_ABSTRACT_LABEL.sub("", untrusted(paper.get("abstract") or ""))))))
         for position, raw in enumerate(said):
             if looks_like_injection(raw):
                 continue

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..sanitize import untrusted
 from .data_names import is_evaluation_data
-from .text import sentences, strip_section_labels
+from .text import separate_joined_sentences, sentences, strip_section_labels
 
 KINDS = ("survey", "benchmark", "study", "method")  # or "" when neither title nor abstract says
 # "review" as a kind of paper, not the reviews a method reads ("Review-driven Retrieval", "Review-Distilled
@@ -166,7 +166,7 @@ class Facets:
 
 
 def _abstract(paper: dict) -> str:
-    return " ".join(strip_section_labels(untrusted(paper.get("abstract") or "")).split())
+    return " ".join(separate_joined_sentences(strip_section_labels(untrusted(paper.get("abstract") or ""))).split())
 
 
 def contribution_kind(title: str, abstract: str) -> str:

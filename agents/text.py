@@ -92,6 +92,33 @@ _ABSTRACT_SECTION = re.compile(r"(?:(?<=^)|(?<=[.!?]\s)|(?<=\s\s))(?:BACKGROUND|
                                r"\s*(?:AND [A-Z]+\s*)?:\s+(?=[A-Z0-9])")
 
 
+# Two sentences the source joined without a space ("... short and long CoT.In this work, they
+# propose ..."): 1.2% of the corpus's abstracts; a v26 draft quoted one verbatim. Not after a title
+# or an initial ("Dr.Jit" is a name, "U.S.A." initials).
+_JOINED_SENTENCES = re.compile(r"(?<=[A-Za-z0-9)%])\.(?=[A-Z][a-z])")
+_SENTENCE_OPENERS = set("""a additionally although an as based by code comprehensive despite existing experimental
+experiments extensive finally first for further furthermore however in it its moreover on our overall project
+results several specifically such the then therefore these they this thus to unlike we while with""".split())
+_TITLES_BEFORE_DOT = {"dr", "mr", "mrs", "ms", "st", "vs", "fig", "eq", "no", "jr", "prof"}
+
+
+def separate_joined_sentences(text: str) -> str:
+    """A space after a full stop that ends one sentence and runs into the next ("CoT.In this")."""
+    def space(match: re.Match) -> str:
+        word = re.search(r"(\w+)$", text[:match.start()])
+        # an initial ("U.S.A.The") or a title ("Dr.Jit") is no sentence's end
+        if word and (len(word.group(1)) < 2 or word.group(1).lower() in _TITLES_BEFORE_DOT):
+            return "."
+        # after a capital, a name's part as often ("GBA.Polygon", "DR.Experts"): only before a word
+        # that opens sentences
+        following = re.match(r"[A-Za-z]+", text[match.end():])
+        if text[match.start() - 1].isupper() and (not following or following.group(0).lower() not in _SENTENCE_OPENERS):
+            return "."
+        return ". "
+
+    return _JOINED_SENTENCES.sub(space, text)
+
+
 def strip_section_labels(abstract: str) -> str:
     """An abstract without its structured-abstract labels ("BACKGROUND:", "Results:")."""
     return _ABSTRACT_SECTION.sub("", abstract)

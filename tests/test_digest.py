@@ -101,3 +101,13 @@ def test_a_survey_is_not_credited_with_the_design_choices_it_reviews():
     method = ["We review defences that use reinforcement learning from human feedback and fine-tune guard models."]
     assert digest(1, paper, method, method, [], "survey").traits == []
     assert "reinforcement learning" in digest(2, paper, method, method, [], "method").traits
+
+
+def test_sentences_an_abstract_joined_without_a_space_are_two_sentences(shared_data):
+    """1.2% of the corpus's abstracts run one sentence into the next ("... long CoT.In this work,
+    we propose ..."), and a draft quoted one verbatim; a name with a dot in it ("GBA.Polygon") stays
+    one word."""
+    reasoning, atlas = corpus_papers(shared_data, "2505.20101", "2506.04106")
+    said = [c.text for c in candidate_sentences([reasoning])]
+    assert not any("CoT.In" in s for s in said) and any(s.startswith("In this work") for s in said)
+    assert any("GBA.Polygon" in c.text for c in candidate_sentences([atlas]))
