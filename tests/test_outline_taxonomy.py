@@ -376,3 +376,18 @@ def test_papers_under_no_heading_get_a_section_of_their_own_only_when_the_survey
     further = placed[2]
     assert sorted(further["rows"]) == [4, 5, 6, 7] and further["source"] == "role:kinds"
     assert further["title"] == "Further Methods and Empirical Studies", further["title"]
+
+
+def test_a_phrase_cut_before_its_joined_word_is_a_fragment(shared_data):
+    """'simultaneous localization' is nearly always 'simultaneous localization and mapping': a
+    heading "Simultaneous Localization" (a 3DGS reader: "contains no SLAM") was the cut; the whole
+    phrase is the concept."""
+    from surveygraph.agents.outline.concepts import PhraseIndex, candidate_concepts, phrase_key
+
+    papers = _corpus_rows(shared_data, lambda row: "gaussian splatting" in f"{row['title']} {row['abstract']}".lower(),
+                          400)
+    index = PhraseIndex([p["title"] for p in papers], [p["abstract"] for p in papers], {"gaussian", "splatting"})
+    keys = {c.key for c in candidate_concepts(index, min_support=3)}
+    whole, cut = phrase_key("simultaneous localization and mapping"), phrase_key("simultaneous localization")
+    assert len(index.in_abstract[whole] | index.in_title[whole]) >= 3
+    assert whole in keys and cut not in keys

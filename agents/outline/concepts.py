@@ -343,6 +343,10 @@ def candidate_concepts(index: PhraseIndex, *, min_support: int, kb_counts: dict[
         if len(words) > 2:
             longer_by_word[" ".join(words[1:])].append(key)
             longer_by_word[" ".join(words[:-1])].append(key)
+        # and by a joined word: 'simultaneous localization' of 'simultaneous localization and mapping'
+        # (a 3DGS reader: "'Simultaneous Localization' contains no SLAM")
+        if len(words) > 3 and words[-2] in INNER:
+            longer_by_word[" ".join(words[:-2])].append(key)
     fragments = set()
     for short, longs in longer_by_word.items():
         if short in concepts:
