@@ -391,3 +391,30 @@ def test_a_phrase_cut_before_its_joined_word_is_a_fragment(shared_data):
     whole, cut = phrase_key("simultaneous localization and mapping"), phrase_key("simultaneous localization")
     assert len(index.in_abstract[whole] | index.in_title[whole]) >= 3
     assert whole in keys and cut not in keys
+
+
+def test_a_pool_of_many_application_papers_gets_an_applications_section(shared_data):
+    """Vision-transformer papers of the corpus, a sixth of them medical imaging ("Skin Cancer
+    Classification ...", "Brain Tumor ..."): their titles name a domain by its organs and findings,
+    and they get an applications section although the related outlines (here: background and
+    methods only) have none; "Skin Cancer" and "Lung Cancer" had headed a method section (c26f)."""
+    from surveygraph.agents.outline.roles import APPLICATIONS, domain_of
+
+    topic = "vision transformers"
+    papers = _corpus_rows(shared_data, lambda row: "vision transformer" in row["title"].lower(), 300)
+    medical = {p["paper_id"] for p in papers if domain_of(p["title"], topic)}
+    assert len(medical) >= 30
+    assert domain_of("Brain Tumor Classification from MRI with Vision Transformers", topic) == "Medicine and Healthcare"
+    ids, by_id = [p["paper_id"] for p in papers], {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    demos = [{"topic": "a related survey", "entries": [{"level": 1, "title": "Background"},
+                                                      {"level": 1, "title": "Vision Transformer Architectures"},
+                                                      {"level": 1, "title": "Efficient Attention"}]}]
+    outline = build_outline_floor(topic, ids, by_id, vectors, n_sections=5, n_subsections=3, encode=encode, demos=demos)
+    applications = [s for s in outline if s["role"] == APPLICATIONS]
+    assert len(applications) == 1
+    placed = {p for sub in applications[0]["subsections"] for p in sub["paper_ids"]}
+    assert len(placed & medical) >= 0.8 * len(medical)
+    methods = [s for s in outline if s["role"] == "methods"]
+    assert methods and all(len(set(sub["paper_ids"]) & medical) <= 0.5 * len(sub["paper_ids"])
+                           for s in methods for sub in s["subsections"])

@@ -43,7 +43,11 @@ EDGE_BAN = GENERIC_WORDS | {"like", "such", "high", "low", "better", "best", "go
                             "abilities", "limitation", "limitations", "potential", "direction", "directions",
                             "introduction", "overview", "survey", "review", "benchmark", "benchmarks", "dataset",
                             "datasets", "evaluation", "baseline", "baselines", "open", "source", "open-source",
-                            "unified", "comprehensive", "systematic", "general", "novel", "simple", "generation"}
+                            "unified", "comprehensive", "systematic", "general", "novel", "simple", "generation",
+                            # a verdict on results, no kind of method: "Superior Classification" headed a
+                            # ViT subsection (c26f) from "superior classification performance"
+                            "superior", "excellent", "outstanding", "favorable", "favourable", "substantial",
+                            "considerable", "notable", "exceptional", "satisfactory", "great", "state-of-the-art"}
 
 
 # Verbs that open a title or clause as gerunds ('Integrating External Knowledge'): never a concept's head.

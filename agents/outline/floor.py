@@ -60,6 +60,12 @@ def _role_sections(topic: str, ids: list[str], papers: dict[str, dict], demos: l
     by_role: dict[str, list[int]] = {}
     for row, pid in enumerate(ids):
         by_role.setdefault(paper_role(papers[pid].get("title", ""), topic), []).append(row)
+    # the pool's application papers head a section of their own as a related survey's would, also
+    # when no related outline has one: 50 of a 242-paper ViT pool were medical imaging ("Skin Cancer",
+    # "Lung Cancer" headed a method section, c26f)
+    if APPLICATIONS not in roles and len(by_role.get(APPLICATIONS, [])) >= min_size:
+        roles = [*roles, APPLICATIONS]
+        learned = {**learned, "added": [APPLICATIONS]}
     fixed = [r for r in roles if r != METHODS and len(by_role.get(r, [])) >= min_size]
     while fixed and n_sections - len(fixed) < 1:  # keep at least one method section
         fixed.pop()  # the last in outline order (applications before evaluation before foundations)

@@ -58,7 +58,13 @@ _PAPER_EVALUATION = re.compile(r"(\w*bench\w*|\bdatasets?\b|\bevaluat\w*|\bmetri
 # Application domains, each a concept phrase that can head a subsection of "Applications".
 DOMAINS = (  # words that name a domain in ML titles without another common ML sense
     ("Medicine and Healthcare", r"medic\w*|clinic\w*|health\w*|biomedic\w*|patients?|drugs?|radiolog\w*|diseases?|"
-                                r"hospital\w*|ehrs?|surg\w*|nurs\w*|pharma\w*|oncolog\w*"),
+                                r"hospital\w*|ehrs?|surg\w*|nurs\w*|pharma\w*|oncolog\w*|"
+                                # the organs and findings of medical imaging titles: "Skin Cancer ...",
+                                # "Brain Tumor Classification ..." headed ViT method sections (c26f)
+                                r"cancers?|tumou?rs?|lesions?|histopatholog\w*|patholog\w*|dermatolog\w*|"
+                                r"radiograph\w*|x-rays?|mri|retinal|retinopath\w*|alzheimer\w*|diabet\w*|"
+                                r"cardiac|cardiovascular|pneumon\w*|covid\w*|mammogra\w*|endoscop\w*|"
+                                r"ultrasound|polyps?|glaucoma|dental|ecg|eeg"),
     ("Law and Public Policy", r"legal|court\w*|juris\w*|legislat\w*|lawyers?|government\w*|islamic"),
     ("Finance and Business", r"financ\w*|bank\w*|business\w*|e-?commerce|insurance|stocks?|customers?|retail|"
                              r"advertis\w*"),
