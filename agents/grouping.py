@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .facets import _MODEL
 from .outline.headings import is_name
 from .outline.names import bound_phrases, incomplete_phrases, keyphrase_analyzer, stem, surface_forms
 from .text import in_sentence
@@ -26,6 +27,21 @@ FIELD_WIDE = frozenset({"neural network", "neural networks", "deep neural networ
                         "deep learning", "machine learning", "artificial intelligence", "training data",
                         "computational cost", "computational costs", "deep learning models", "large models"})
 MAX_GROUPS = 4
+# Words that judge or describe results, not name what works do: "One group of works deals with strong
+# reasoning", "... complex reasoning", a line named "consistently outperforms state-of-the-art"
+# (c26 readers); the first word of a phrase, or any word for the verbs of a result.
+_VERDICT_OPENERS = frozenset({"strong", "complex", "superior", "excellent", "outstanding", "remarkable", "impressive",
+                              "significant", "substantial", "considerable", "notable", "exceptional", "promising",
+                              "powerful", "advanced", "sophisticated", "challenging", "difficult", "consistently"})
+_RESULT_VERBS = frozenset({"outperform", "outperforms", "outperforming", "surpass", "surpasses", "surpassing",
+                           "achieve", "achieves", "achieving", "improves", "yields", "beats"})
+
+
+def names_a_line(phrase: str, form: str) -> bool:
+    """Whether a phrase can name a line of work: not a verdict on results, not a foundation
+    model the works use ("Qwen2": the models are the model sentence's, not a line)."""
+    words = phrase.split()
+    return not (words[0] in _VERDICT_OPENERS or _RESULT_VERBS & set(words) or _MODEL.fullmatch(form))
 
 
 @dataclass(frozen=True)
@@ -72,7 +88,8 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
     limit = max(min_size, math.floor(MAX_SHARE * n)) if n >= 5 else n - 1
     # a lone common word ('robust', 'scientific', 'survey') is usually an adjective or too broad to
     # name a line of work; names ('GraphRAG', 'KV') and multiword phrases are not
-    eligible = {p: u for p, u in users.items() if min_size <= len(u) <= limit and (" " in p or is_name(forms.get(p, p)))}
+    eligible = {p: u for p, u in users.items() if min_size <= len(u) <= limit and (" " in p or is_name(forms.get(p, p)))
+                and names_a_line(p, forms.get(p, p))}
     lines: list[Line] = []
     taken: set[int] = set()
     used_stems: set[str] = set()

@@ -137,8 +137,9 @@ def in_sentence(phrase: str) -> str:
     'Retrieval-Augmented' -> 'retrieval-augmented'); acronyms and names with inner capitals kept."""
     def title_cased(word: str) -> bool:  # 'Question', 'Retrieval-Augmented', 'Graph-based'; not 'RAG', 'GraphRAG'
         parts = [p for p in word.split("-") if p]
+        # a name with a digit ("Qwen2", "Wan2.1") keeps its capital
         return bool(parts) and parts[0][:1].isupper() and all(p[1:].islower() or len(p) == 1 for p in parts) \
-            and all(p[:1].isupper() or p.islower() for p in parts)
+            and all(p[:1].isupper() or p.islower() for p in parts) and not any(c.isdigit() for c in word)
 
     return " ".join(w.lower() if title_cased(w) else w for w in phrase.split())
 

@@ -111,3 +111,18 @@ def test_sentences_an_abstract_joined_without_a_space_are_two_sentences(shared_d
     said = [c.text for c in candidate_sentences([reasoning])]
     assert not any("CoT.In" in s for s in said) and any(s.startswith("In this work") for s in said)
     assert any("GBA.Polygon" in c.text for c in candidate_sentences([atlas]))
+
+
+def test_no_line_of_work_is_a_model_the_works_use_or_a_verdict(shared_data):
+    """The six works of a 'Reinforcement Fine-Tuning' subsection (c26b): three share "Qwen2" (the
+    model they train), which named "one group of works deals with qwen2"; the models are reported
+    by the model sentence, and a line is what works do. "strong reasoning" is a verdict."""
+    papers = corpus_papers(shared_data, "2506.16141", "2507.02851", "2510.09001", "2503.19470", "2506.07464",
+                           "2505.19000")
+    titles = [untrusted(p["title"]) for p in papers]
+    texts = [untrusted(p["abstract"]) for p in papers]  # as agents/lines.py reads them: abstracts, titles beside
+    assert sum("qwen2" in t.lower() for t in texts) >= 3
+    lines = phrase_groups(texts, {"reinforcement", "learning", "llm", "llms"}, titles=titles)
+    assert not any(line.phrase.lower().startswith(("qwen", "strong ", "complex ")) for line in lines), lines
+    for line in lines:
+        assert all(line.phrase.lower() in texts[i].lower() for i in line.members), line
