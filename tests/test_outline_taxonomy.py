@@ -418,3 +418,52 @@ def test_a_pool_of_many_application_papers_gets_an_applications_section(shared_d
     methods = [s for s in outline if s["role"] == "methods"]
     assert methods and all(len(set(sub["paper_ids"]) & medical) <= 0.5 * len(sub["paper_ids"])
                            for s in methods for sub in s["subsections"])
+
+
+def test_the_parts_a_topic_lists_are_its_first_sections(shared_data):
+    """"jailbreak attacks and defenses for large language models": the user named the survey's two
+    parts, and the taxonomy of phrases alone headed it "Jailbreak Prompts", "Safety Alignment",
+    "Harmful Content", "Attack Surface". The parts come first, in the user's order, each holding the
+    papers that name it more strongly than the other part; a paper naming both equally is in neither."""
+    from surveygraph.agents.outline.asked import listed_parts
+    from surveygraph.retrieval.topic_facets import stem_text
+
+    topic = "jailbreak attacks and defenses for large language models"
+    assert listed_parts(topic) == ("", ["jailbreak attacks", "defenses"], True)
+    papers = _corpus_rows(shared_data, lambda row: "jailbreak" in f"{row['title']} {row['abstract']}".lower(), 240)
+    ids, by_id = [p["paper_id"] for p in papers], {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    outline = build_outline_floor(topic, ids, by_id, vectors, n_sections=5, n_subsections=3, encode=encode)
+    assert [s["title"] for s in outline[:2]] == ["Jailbreak Attacks", "Jailbreak Defenses"]
+    assert all(s["source"] == "asked" for s in outline[:2]) and len(outline) > 2
+    def stems(paper_id):  # as the parts read a paper: light stems, "jailbreaking attacks" too
+        return stem_text(f"{by_id[paper_id]['title']} {by_id[paper_id]['abstract']}")
+
+    assert all("defen" in stems(p) for p in outline[1]["paper_ids"])
+    assert all("jailbreak attack" in stems(p) for p in outline[0]["paper_ids"])
+
+
+def test_a_list_that_is_not_the_surveys_parts_leaves_the_outline_to_the_taxonomy(shared_data):
+    """Targets the same papers name together ("vehicles and pedestrians"), a clause ("how do ...
+    detect other vehicles"), single words with nothing to make a phrase of ("images, video, audio
+    and text"), or a part nearly every paper names (the topic's theme) structure nothing."""
+    from surveygraph.agents.outline.asked import asked_parts, listed_parts
+
+    assert listed_parts("how do self-driving cars detect other vehicles and pedestrians in 3D from lidar")[1] == []
+    assert listed_parts("Retrieval-Augmented Generation for Large Language Models")[1] == []
+    papers = _corpus_rows(shared_data, lambda row: "multimodal large language model" in row["abstract"].lower(), 200)
+    titles, abstracts = [p["title"] for p in papers], [p["abstract"] for p in papers]
+    assert asked_parts("large language models that understand images, video, audio and text", titles, abstracts,
+                       min_size=5) == []
+    lidar = _corpus_rows(shared_data, lambda row: "pedestrian" in row["abstract"].lower()
+                         and "vehicle" in row["abstract"].lower(), 120)
+    assert asked_parts("detecting vehicles and pedestrians", [p["title"] for p in lidar], [p["abstract"] for p in lidar],
+                       min_size=5) == []
+
+
+def test_an_acronym_part_is_headed_by_the_expansion_the_abstracts_give_it(shared_data):
+    from surveygraph.agents.outline.asked import expansion
+
+    papers = _corpus_rows(shared_data, lambda row: "(DPO)" in row["abstract"], 40)
+    assert expansion("DPO", [p["abstract"] for p in papers]).lower() == "direct preference optimization"
+    assert expansion("QZX", [p["abstract"] for p in papers]) == ""

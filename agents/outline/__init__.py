@@ -11,7 +11,8 @@
 4. **Validate headings** (``headings.validate_heading``): every heading, from the floor or from a
    model, is a unique concept phrase, not a copied title, not cut off, not generic.
 
-Modules: ``floor`` (the whole taxonomy: role sections, then method sections), ``methods`` (method
+Modules: ``floor`` (the whole taxonomy: role sections, then method sections), ``asked`` (the parts
+a topic lists, "jailbreak attacks and defenses", as its first method sections), ``methods`` (method
 families and what fills the section slots they leave: promoting a large subsection to a section,
 splitting a large subsection into its phrases), ``parts`` (placing papers under subsection phrases,
 subsections named by kinds of work), ``taxonomy`` and ``concepts`` (families and phrases).

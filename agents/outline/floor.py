@@ -23,7 +23,8 @@ from ...models import normalize_title
 from ...retrieval.spelling import WordFamilies
 from ..facets import contribution_kind
 from ..text import and_list, as_data
-from .concepts import Concept, PhraseIndex, candidate_concepts, fit
+from .asked import MAX_PARTS as MAX_ASKED, asked_parts
+from .concepts import Concept, PhraseIndex, candidate_concepts, fit, phrase_key
 from .headings import validate_heading
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
@@ -140,10 +141,16 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     min_role = max(2 * n_subsections, MIN_LEAF, round(len(ids) / (2 * n_sections)))
     fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_role)
     taken: set[str] = set()
+    # the parts the user's topic lists come first, in the user's order (asked.py)
+    asked = _asked_sections(topic, method_rows, ids, papers, plain, vectors, n_subsections=n_subsections,
+                            min_size=min_role, taken=taken)
+    held = {r for section in asked for r in section["rows"]}
+    method_rows = [r for r in method_rows if r not in held]
+    n_methods = max(n_methods - len(asked), 1)
     # method families name themselves first: the phrases that organise the most papers are theirs
     # ('hallucination detection' heads a family, not a subsection of the benchmarks)
-    sections = method_sections(method_rows, concepts, index, vectors, n_methods=n_methods,
-                               n_subsections=n_subsections, min_leaf=min_leaf, topic=topic, taken=taken)
+    sections = asked + method_sections(method_rows, concepts, index, vectors, n_methods=n_methods,
+                                       n_subsections=n_subsections, min_leaf=min_leaf, topic=topic, taken=taken)
     for section in sections:
         section["subs"] = kind_named(section["subs"], ids, papers, topic=topic, taken=taken)
     for role, rows in fixed:
@@ -178,9 +185,10 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     sections = move_subsections_named_as_sections(sections, topic)
     sections = _place_the_rest(sections, ids, papers, vectors, topic=topic, taken=taken, min_placed=min_placed)
     order = learn_roles(demos or [])[0]
-    # within a role, larger sections first; the papers no heading named come after the method sections
+    # within a role, the parts the topic lists first, in its order, then larger sections first; the
+    # papers no heading named come after the method sections
     sections.sort(key=lambda s: (order.index(s["role"]) if s["role"] in order else len(order), bool(s.get("further")),
-                                 -len(s["rows"])))
+                                 s.get("asked", MAX_ASKED), -len(s["rows"])))
     by_key = {c.key: c for c in concepts}
     result = []
     for section in sections:
@@ -190,6 +198,32 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
             "role": section["role"],
             "subsections": [_entry(sub, ids, papers, forms) | {"named": _naming(sub, by_key)} for sub in subs]})
     return result
+
+
+def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[str, dict], concepts: list[Concept],
+                    vectors: np.ndarray, *, n_subsections: int, min_size: int, taken: set[str]) -> list[dict]:
+    """A method section per part the topic lists (asked.asked_parts), its subsections the phrases
+    within its papers, as a role section's are."""
+    titles = [as_data(papers[ids[r]].get("title")) for r in rows]
+    abstracts = [as_data(papers[ids[r]].get("abstract")) for r in rows]
+    sections = []
+    for number, (heading, part, local) in enumerate(asked_parts(topic, titles, abstracts, min_size=min_size)):
+        members = [rows[i] for i in local]
+        key = phrase_key(part)
+        inside = [c for c in concepts if titled(c, set(members))]
+        leaf = max(MIN_LEAF, round(SUB_SHARE * len(members)))
+        placed = place_subsections(key, members, inside, vectors, k=n_subsections, min_support=leaf, topic=topic,
+                                   taken=taken) or \
+            place_subsections(key, members, inside, vectors, k=n_subsections, min_support=FLAT_LEAF, topic=topic,
+                              taken=taken)
+        subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
+        if len(subs) <= 1:  # no phrase divides it: one subsection named by what its papers are
+            lone = subs[0] if subs else {"title": "", "terms": [], "source": "role:kinds", "rows": members}
+            subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
+        taken |= {normalize_title(heading)} | {normalize_title(sub["title"]) for sub in subs}
+        sections.append({"title": heading, "key": "", "role": METHODS, "rows": _central_order(vectors, members)[0],
+                         "source": "asked", "asked": number, "subs": subs})
+    return sections
 
 
 def _place_the_rest(sections: list[dict], ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,

@@ -147,6 +147,9 @@ def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
         for i2, j2, own_b in subs[a + 1:]:
             if (i, j) in gone or (i2, j2) in gone or not _one_concept(own_a, own_b):
                 continue
+            # a part the user listed holds the papers naming it: none move in or out with a concept
+            if i != i2 and ("asked" in sections[i] or "asked" in sections[i2]):
+                continue
             first, second = sections[i]["subs"][j], sections[i2]["subs"][j2]
             keep, drop = ((i, j), (i2, j2)) if len(first["rows"]) >= len(second["rows"]) else ((i2, j2), (i, j))
 
@@ -181,7 +184,8 @@ def move_subsections_named_as_sections(sections: list[dict], topic: str) -> list
         for sub in list(section["subs"]):
             own = own_stems(sub["title"], topic)
             home = next((k for k, stems in heads.items() if k != i and stems and stems == own), None)
-            if home is None or len(section["subs"]) <= 1 or sub.get("source") == "role:kinds":
+            if home is None or len(section["subs"]) <= 1 or sub.get("source") == "role:kinds" \
+                    or "asked" in section or "asked" in sections[home]:
                 continue
             moved = set(sub["rows"])
             section["subs"].remove(sub)
@@ -206,7 +210,12 @@ def merge_duplicate_sections(sections: list[dict], topic: str) -> list[dict]:
             own_i, own_j = own_stems(sections[i]["title"], topic), own_stems(sections[j]["title"], topic)
             if not _one_concept(own_i, own_j):
                 continue
-            if own_i == own_j:
+            asked = ["asked" in sections[i], "asked" in sections[j]]
+            if all(asked):
+                continue  # two parts the user listed stay two sections
+            if any(asked):  # a part the user listed keeps its heading ("Reinforcement Learning from
+                keep, drop = (i, j) if asked[0] else (j, i)  # Human Feedback" over "Human Feedback")
+            elif own_i == own_j:
                 keep, drop = (i, j) if len(sections[i]["rows"]) >= len(sections[j]["rows"]) else (j, i)
             else:
                 keep, drop = (i, j) if own_i < own_j else (j, i)

@@ -1,0 +1,152 @@
+"""The parts a user's topic lists, as the survey's first method sections.
+
+A researcher who asks for "evaluating large language models: benchmarks, metrics and LLM-as-a-judge",
+"jailbreak attacks and defenses for large language models" or "aligning LLMs with human preferences:
+RLHF, DPO and beyond" has named the survey's structure. The taxonomy of the pool's phrases alone
+gave the first "Question Answering", "Low-Resource Languages", "Human Experts" and the last "Human
+Feedback", "Preference Data", "Human Values" (blind readers, c26d/c26e: "its section headings don't
+fit the topic"). Here:
+
+* ``listed_parts`` reads the list: after a colon, else the first segment of the topic (split at its
+  connectors, as its facets are) that joins two or more items by commas, "and" or "or"; vague items
+  ("beyond", "others") are left out;
+* each part names a paper when its words, or for an acronym the expansion the pool's abstracts give
+  it ("Direct Preference Optimization (DPO)"), are in the title (strongly) or the abstract;
+* a paper goes to the part it names most strongly, and to none when two parts tie: a DPO paper's
+  abstract mentions RLHF as its motivation, and a paper naming both equally is about neither alone;
+* the list is the structure only when every part names enough papers (``min_size``) and no two
+  parts are named together by most papers of each ("detect other vehicles and pedestrians": the same
+  papers detect both, a coordination of targets, not of parts of the survey).
+
+Each part's heading is a phrase, never a bare word: a multiword part as typed, an acronym by its
+expansion, a single word by the modifier the list shares ("jailbreak attacks and defenses" ->
+"Jailbreak Defenses") or by what the colon introduced ("Benchmarks for Evaluating Large Language
+Models"); a part that gets none of these leaves the topic to the taxonomy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from ...retrieval.topic_facets import Unit, concept_phrases, stem_text, unit_named
+from ..facets import _initials_match
+from .names import title_case
+
+# Items of a list that name no part: "RLHF, DPO and beyond", "... and other methods".
+VAGUE_ITEMS = frozenset({"beyond", "more", "others", "other", "etc", "so on", "the like", "related", "variants",
+                         "friends", "the rest", "similar", "alike", "others."})
+_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", re.IGNORECASE)
+_ACRONYM = re.compile(r"^[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?$")  # "DPO", "RLHF", "LLMs", "GNNs"
+MAX_PARTS = 5
+MAX_PART_WORDS = 4
+# No two parts are named together by more than this share of each one's papers.
+MAX_SHARED = 0.5
+
+
+def _items(segment: str) -> list[str]:
+    items = [i.strip(" .;:!?\"'()") for i in _ITEM_SPLIT.split(segment)]
+    return [i for i in items if i and i.lower() not in VAGUE_ITEMS and not i.lower().startswith(("other ", "beyond "))]
+
+
+def listed_parts(topic: str) -> tuple[str, list[str], bool]:
+    """(what the colon introduced or "", the parts as typed, whether they share the first part's
+    modifier: two items joined by "and"/"or", no comma). No parts: fewer than two items."""
+    text = " ".join(str(topic or "").split())
+    context, segments = "", []
+    if ":" in text:
+        context, tail = (p.strip() for p in text.split(":", 1))
+        segments = [tail]
+    else:
+        segments = concept_phrases(text)
+    for segment in segments:
+        items = _items(segment)
+        # a part is a phrase ("jailbreak attacks"), not a clause ("how do self-driving cars detect
+        # other vehicles" and "pedestrians")
+        if 2 <= len(items) <= MAX_PARTS and all(len(i.split()) <= MAX_PART_WORDS for i in items):
+            shared = "," not in segment and len(items) == 2
+            return context, items, shared
+    return "", [], False
+
+
+def expansion(acronym: str, texts: Sequence[str]) -> str:
+    """The words the texts most often spell ``acronym`` out with ("Direct Preference Optimization
+    (DPO)"), as typed; "" when none do."""
+    found: Counter = Counter()
+    pattern = re.compile(rf"\(\s*{re.escape(acronym.rstrip('s'))}s?\s*\)")
+    for text in texts:
+        for match in pattern.finditer(text):
+            before = re.findall(r"[A-Za-z][\w-]*", text[max(0, match.start() - 120):match.start()])[-8:]
+            for k in range(1, len(before) + 1):
+                if _initials_match(acronym, before[-k:]) and before[-k][:1].isalpha():
+                    found[" ".join(before[-k:])] += 1
+                    break
+    if not found:
+        return ""
+    by_lower: Counter = Counter()
+    for form, n in found.items():
+        by_lower[form.lower()] += n
+    best = by_lower.most_common(1)[0][0]
+    return max((f for f in found if f.lower() == best), key=lambda f: found[f])
+
+
+def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[str]) -> tuple[list[str], list[Unit]]:
+    """Each part's heading and the unit that names it in a paper ([] when a part gets no phrase)."""
+    headings, units = [], []
+    modifier = " ".join(parts[0].split()[:-1]) if shared and len(parts[0].split()) > 1 else ""
+    for part in parts:
+        # a compound of several hyphenated words ("LLM-as-a-judge") is a phrase, not a bare word
+        words = part.split() if part.count("-") < 2 else part.split("-")
+        forms = [stem_text(part)]
+        if len(words) == 1 and _ACRONYM.match(part):
+            spelled = expansion(part, texts)
+            heading = title_case(spelled) if spelled else part
+            forms += [stem_text(spelled)] if spelled else []
+        elif len(words) > 1:
+            heading = title_case(part)
+        elif modifier:
+            heading = title_case(f"{modifier} {part}")
+        elif context:
+            heading = f"{title_case(part)} for {title_case(context)}"
+        else:
+            return [], []
+        headings.append(heading)
+        units.append(Unit(part, tuple(dict.fromkeys(f for f in forms if f))))
+    return headings, units
+
+
+def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[str]) -> tuple[list[list[int]], list[set[int]]]:
+    """Per part: the rows it holds (named most strongly by it, no tie) and every row naming it."""
+    held: list[list[int]] = [[] for _ in units]
+    naming: list[set[int]] = [set() for _ in units]
+    for row, (title, abstract) in enumerate(zip(titles, abstracts)):
+        in_title, in_abstract = stem_text(title), stem_text(abstract)
+        fits = [2 if unit_named(u, in_title) else 1 if unit_named(u, in_abstract) else 0 for u in units]
+        for i, fit in enumerate(fits):
+            if fit:
+                naming[i].add(row)
+        best = max(fits)
+        if best and fits.count(best) == 1:
+            held[fits.index(best)].append(row)
+    return held, naming
+
+
+def asked_parts(topic: str, titles: Sequence[str], abstracts: Sequence[str], *, min_size: int) -> list[tuple[str, str, list[int]]]:
+    """(heading, part as typed, rows) of each part the topic lists, in its order, when the list is
+    the survey's structure (module doc); [] otherwise."""
+    context, parts, shared = listed_parts(topic)
+    if not parts:
+        return []
+    headings, units = part_headings(context, parts, shared, [f"{t}. {a}" for t, a in zip(titles, abstracts)])
+    if not units:
+        return []
+    held, naming = assign_parts(units, titles, abstracts)
+    if any(len(rows) < min_size for rows in held):
+        return []
+    for i in range(len(units)):
+        for j in range(i + 1, len(units)):
+            both = len(naming[i] & naming[j])
+            if both > MAX_SHARED * len(naming[i]) and both > MAX_SHARED * len(naming[j]):
+                return []
+    return [(heading, part, rows) for heading, part, rows in zip(headings, parts, held)]
