@@ -467,3 +467,22 @@ def test_an_acronym_part_is_headed_by_the_expansion_the_abstracts_give_it(shared
     papers = _corpus_rows(shared_data, lambda row: "(DPO)" in row["abstract"], 40)
     assert expansion("DPO", [p["abstract"] for p in papers]).lower() == "direct preference optimization"
     assert expansion("QZX", [p["abstract"] for p in papers]) == ""
+
+
+def test_a_part_most_papers_name_holds_the_papers_whose_titles_name_it(shared_data):
+    """"evaluating large language models: benchmarks, metrics and LLM-as-a-judge": nearly every
+    abstract says "benchmark" (the theme), so by abstracts alone the benchmarks part swallowed the
+    metrics papers; it holds the papers titled as benchmarks, the others go to the part they name."""
+    from surveygraph.agents.outline.asked import asked_parts
+    from surveygraph.retrieval.topic_facets import stem_text
+
+    papers = _corpus_rows(shared_data, lambda row: "large language model" in row["abstract"].lower()
+                          and "evaluat" in row["title"].lower(), 200)
+    titles, abstracts = [p["title"] for p in papers], [p["abstract"] for p in papers]
+    assert sum("benchmark" in stem_text(a) for a in abstracts) > 0.5 * len(papers)
+    parts = asked_parts("evaluating large language models: benchmarks, metrics and LLM-as-a-judge", titles, abstracts,
+                        min_size=3)
+    assert [heading for heading, _, _ in parts][:2] == ["Benchmarks for Evaluating Large Language Models",
+                                                        "Metrics for Evaluating Large Language Models"]
+    assert all("benchmark" in stem_text(titles[i]) for i in parts[0][2])
+    assert all("metric" in stem_text(f"{titles[i]} {abstracts[i]}") for i in parts[1][2])

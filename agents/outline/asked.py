@@ -43,6 +43,7 @@ MAX_PARTS = 5
 MAX_PART_WORDS = 4
 # No two parts are named together by more than this share of each one's papers.
 MAX_SHARED = 0.5
+THEME_SHARE = 0.5  # a part more than this share of the pool names is its theme (assign_parts)
 
 
 def _items(segment: str) -> list[str]:
@@ -117,15 +118,16 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
 
 
 def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[str]) -> tuple[list[list[int]], list[set[int]]]:
-    """Per part: the rows it holds (named most strongly by it, no tie) and every row naming it."""
+    """Per part: the rows it holds (named most strongly by it, no tie) and every row naming it. A
+    part most of the papers name is the topic's theme ("benchmarks" in 224 of 249 abstracts on
+    evaluating LLMs): it holds the papers whose titles name it, the benchmarks themselves."""
+    readings = [(stem_text(title), stem_text(abstract)) for title, abstract in zip(titles, abstracts)]
+    fits_by_row = [[2 if unit_named(u, t) else 1 if unit_named(u, a) else 0 for u in units] for t, a in readings]
+    naming: list[set[int]] = [{row for row, fits in enumerate(fits_by_row) if fits[i]} for i in range(len(units))]
+    theme = [len(rows) > THEME_SHARE * max(len(readings), 1) for rows in naming]
     held: list[list[int]] = [[] for _ in units]
-    naming: list[set[int]] = [set() for _ in units]
-    for row, (title, abstract) in enumerate(zip(titles, abstracts)):
-        in_title, in_abstract = stem_text(title), stem_text(abstract)
-        fits = [2 if unit_named(u, in_title) else 1 if unit_named(u, in_abstract) else 0 for u in units]
-        for i, fit in enumerate(fits):
-            if fit:
-                naming[i].add(row)
+    for row, fits in enumerate(fits_by_row):
+        fits = [0 if theme[i] and fit == 1 else fit for i, fit in enumerate(fits)]
         best = max(fits)
         if best and fits.count(best) == 1:
             held[fits.index(best)].append(row)

@@ -142,8 +142,9 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     fixed, method_rows, n_methods, _ = _role_sections(topic, ids, papers, demos or [], n_sections, min_role)
     taken: set[str] = set()
     # the parts the user's topic lists come first, in the user's order (asked.py)
+    # (a part the user asked for is a section with a subsection's worth of papers)
     asked = _asked_sections(topic, method_rows, ids, papers, plain, vectors, n_subsections=n_subsections,
-                            min_size=min_role, taken=taken)
+                            min_size=min_leaf, taken=taken)
     held = {r for section in asked for r in section["rows"]}
     method_rows = [r for r in method_rows if r not in held]
     n_methods = max(n_methods - len(asked), 1)
