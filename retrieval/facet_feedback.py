@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from .spelling import is_task_verb
-from .topic_facets import MIN_TERM_USES, Facet, Unit, lists_phrases, stem_text, unit_named
+from .topic_facets import GENERIC_HEADS, MIN_TERM_USES, TRAILING_HEADS, Facet, Unit, lists_phrases, stem_text, unit_named
 
 # A unit of a several-word facet that fewer than this share of the papers nearest the topic in
 # meaning name is a word of how the user put it, not of the field. On the 21 labelled topics every
@@ -143,3 +143,41 @@ def _said_verbatim(facet: Facet, stems: Sequence[str]) -> int:
     pattern = re.compile(r"(?<!\S)" + r"\s+".join("(?:" + "|".join(map(re.escape, u.forms)) + ")" for u in facet.units)
                          + r"(?!\S)")
     return sum(bool(pattern.search(s)) for s in stems)
+
+
+_JOINS = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", re.IGNORECASE)
+
+
+def read_listed_phrases(facets: Sequence[Facet], nearest_texts: Sequence[str]) -> list[Facet]:
+    """A description that lists phrases of several words ("node classification and link
+    prediction") read as either phrase when the field names it so: at least PHRASING_RATE of the
+    papers nearest the topic by meaning say one of them. Read as half of its words, "classification"
+    and "prediction" were named by vision-GNN image classifiers, and a blind reader of "graph neural
+    networks for node classification and link prediction" found "many of its papers off topic"
+    (c26i); "image classification" and "dense prediction" likewise kept any classifier (c26f).
+    "preference tuning and value alignment" (a tenth of its nearest papers say either) stays a
+    description: read verbatim, it kept 54 papers where the corpus holds hundreds (session 22).
+    Measured on six such phrasings (topic_pool.md, session 26)."""
+    stems = [stem_text(t) for t in nearest_texts]
+    if len(stems) < MIN_NEAREST:
+        return list(facets)
+    read: list[Facet] = []
+    for facet in facets:
+        if not lists_phrases(facet.phrase):
+            read.append(facet)
+            continue
+        phrases = [p for p in (_without_generic_tail(p) for p in _JOINS.split(facet.phrase)) if p]
+        forms = tuple(dict.fromkeys(stem_text(p) for p in phrases if len(stem_text(p).split()) > 1))
+        unit = Unit(" or ".join(phrases), forms)
+        rate = sum(unit_named(unit, s) for s in stems) / len(stems)
+        read.append(Facet(facet.phrase, (unit,), facet.phrasing) if len(forms) == len(phrases) and
+                    rate >= PHRASING_RATE else facet)
+    return read
+
+
+def _without_generic_tail(phrase: str) -> str:
+    """"computer vision tasks" -> "computer vision": the kind of thing it is, not what names it."""
+    words = phrase.split()
+    while len(words) > 2 and stem_text(words[-1]) in {stem_text(w) for w in GENERIC_HEADS | TRAILING_HEADS}:
+        words = words[:-1]
+    return " ".join(words)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .spelling import american_text
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
-from .facet_feedback import drop_phrasing_words, drop_rare_facets, weigh_by_rarity
+from .facet_feedback import drop_phrasing_words, drop_rare_facets, read_listed_phrases, weigh_by_rarity
 from .topic_facets import facet_shares, read_facets, stem_text, topic_facets
 from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
                           make_judge, model_for)
@@ -253,6 +253,7 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     reader.fetch(nearest)
     nearest_texts = [" ".join(reader.texts.get(i, ("", ""))) for i in nearest]
     background_texts = [" ".join(reader.texts.get(i, ("", ""))) for i in background]
+    facets = read_listed_phrases(facets, nearest_texts)
     facets, unasked = drop_rare_facets(drop_phrasing_words(facets, nearest_texts, first_texts, background_texts),
                                        nearest_texts)
     facets = weigh_by_rarity(facets, background_texts)

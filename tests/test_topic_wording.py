@@ -257,3 +257,32 @@ def test_prepositions_join_concepts_and_quantifiers_ask_nothing():
     assert not {"over", "many"} & set(units) and "step" in units
     assert [[u.phrase for u in f.units] for f in topic_facets("robustness of vision models against adversarial attacks", [])] \
         == [["robustness"], ["vision"], ["adversarial", "attack"]]
+
+
+def test_a_description_listing_phrases_the_field_says_is_read_as_either_phrase(corpus_texts):
+    """"graph neural networks for node classification and link prediction": read as half its
+    words, "classification" + "prediction" named vision-GNN image classifiers (a c26i reader: "many
+    of its papers are off topic"). A fifth or more of the nearest papers say one of the two phrases:
+    the facet is either phrase. "preference tuning and value alignment", which few papers say, stays
+    a description (read verbatim it kept 54 papers of hundreds, session 22)."""
+    from surveygraph.retrieval.facet_feedback import read_listed_phrases
+    from surveygraph.retrieval.topic_facets import unit_named
+
+    # as the topic's nearest papers by meaning: a quarter of them say one of the phrases (0.24 on
+    # the full corpus's minilm-head index), a tenth does not make it the field's reading
+    gnn = [t for title, t in corpus_texts if re.search(r"\bgraphs?\b|\bgnns?\b", title.lower())]
+    saying = [t for t in gnn if re.search(r"node classification|link prediction", t.lower())]
+    other = [t for t in gnn if t not in saying]
+    graphs = saying[:25] + other[:75]
+    topic = "graph neural networks for node classification and link prediction"
+    few = saying[:10] + other[:90]
+    assert read_listed_phrases(topic_facets(topic, few), few)[-1].units == topic_facets(topic, few)[-1].units
+    facets = read_listed_phrases(topic_facets(topic, graphs), graphs)
+    tasks = facets[-1]
+    assert len(tasks.units) == 1 and set(tasks.units[0].forms) == {stem_text("node classification"),
+                                                                   stem_text("link prediction")}
+    vision_gnn = stem_text("Vision GNN for image classification: graph convolution on patches improves prediction")
+    assert not unit_named(tasks.units[0], vision_gnn)
+    aligned = [t for title, t in corpus_texts if "alignment" in title.lower() and "language model" in t.lower()][:100]
+    listed = topic_facets("preference tuning and value alignment of foundation language models", aligned)
+    assert read_listed_phrases(listed, aligned) == listed
