@@ -256,7 +256,11 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
         if floor:
             result["fallback"] = _floor_record("plan_subsections", len(kept), n_sub, rejected,
                                                item=section["id"])
-            kept = [_unique(entry, taken) for entry in floor]
+            # a lone subsection named as its section is the section itself (a part the topic lists
+            # that no phrase divides), not a second heading to tell apart with "(II)"
+            own = normalize_title(section["title"])
+            kept = [entry if len(floor) == 1 and normalize_title(entry["title"]) == own else _unique(entry, taken)
+                    for entry in floor]
     result["subsections"] = [
         {"id": f"{section['id']}.{j}", **entry} for j, entry in enumerate(kept, start=1)
     ]

@@ -486,3 +486,20 @@ def test_a_part_most_papers_name_holds_the_papers_whose_titles_name_it(shared_da
                                                         "Metrics for Evaluating Large Language Models"]
     assert all("benchmark" in stem_text(titles[i]) for i in parts[0][2])
     assert all("metric" in stem_text(f"{titles[i]} {abstracts[i]}") for i in parts[1][2])
+
+
+def test_a_listed_part_no_phrase_divides_is_one_subsection_not_an_empty_section(shared_data):
+    """"graph neural networks for node classification and link prediction": the node
+    classification papers share no phrase and their kinds' name was taken, and the section had no
+    subsection: the survey printed an empty "Node Classification" (c26k)."""
+    topic = "graph neural networks for node classification and link prediction"
+    papers = _corpus_rows(shared_data, lambda row: re.search(r"\bgraphs?\b|\bgnns?\b", row["title"].lower())
+                          and re.search(r"node classification|link prediction", row["abstract"].lower()), 120)
+    ids, by_id = [p["paper_id"] for p in papers], {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    outline = build_outline_floor(topic, ids, by_id, vectors, n_sections=5, n_subsections=3, encode=encode)
+    asked = [s for s in outline if s["source"] == "asked"]
+    assert [s["title"] for s in asked] == ["Node Classification", "Link Prediction"]
+    for section in asked:
+        assert section["subsections"] and all(sub["paper_ids"] for sub in section["subsections"])
+        assert {p for sub in section["subsections"] for p in sub["paper_ids"]} == set(section["paper_ids"])

@@ -47,7 +47,11 @@ EDGE_BAN = GENERIC_WORDS | {"like", "such", "high", "low", "better", "best", "go
                             # a verdict on results, no kind of method: "Superior Classification" headed a
                             # ViT subsection (c26f) from "superior classification performance"
                             "superior", "excellent", "outstanding", "favorable", "favourable", "substantial",
-                            "considerable", "notable", "exceptional", "satisfactory", "great", "state-of-the-art"}
+                            "considerable", "notable", "exceptional", "satisfactory", "great", "state-of-the-art",
+                            # how a study frames its object, no concept of the field: "Application in
+                            # Lymphoma Diagnosis" (c26l), "Impact of Translation" (c26d)
+                            "application", "applications", "impact", "impacts", "role", "roles", "effect",
+                            "effects", "usage", "influence", "importance"}
 
 
 # Verbs that open a title or clause as gerunds ('Integrating External Knowledge'): never a concept's head.

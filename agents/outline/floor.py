@@ -218,9 +218,12 @@ def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[st
             place_subsections(key, members, inside, vectors, k=n_subsections, min_support=FLAT_LEAF, topic=topic,
                               taken=taken)
         subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
-        if len(subs) <= 1:  # no phrase divides it: one subsection named by what its papers are
+        if len(subs) <= 1:  # no phrase divides it: one subsection named by what its papers are ...
             lone = subs[0] if subs else {"title": "", "terms": [], "source": "role:kinds", "rows": members}
             subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
+        # ... or, with no such name free, by the part itself: a listed part is never an empty section
+        # (a c26k reader: "the 'Node Classification' section is empty")
+        subs = subs or [{"title": heading, "terms": [], "source": "asked", "rows": members}]
         taken |= {normalize_title(heading)} | {normalize_title(sub["title"]) for sub in subs}
         sections.append({"title": heading, "key": "", "role": METHODS, "rows": _central_order(vectors, members)[0],
                          "source": "asked", "asked": number, "subs": subs})
