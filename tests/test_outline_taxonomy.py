@@ -450,6 +450,8 @@ def test_a_list_that_is_not_the_surveys_parts_leaves_the_outline_to_the_taxonomy
     from surveygraph.agents.outline.asked import asked_parts, listed_parts
 
     assert listed_parts("how do self-driving cars detect other vehicles and pedestrians in 3D from lidar")[1] == []
+    assert listed_parts("jailbreak attacks and defenses: a review")[1] == ["jailbreak attacks", "defenses"]
+    assert listed_parts("large language models: a survey")[1] == []
     assert listed_parts("Retrieval-Augmented Generation for Large Language Models")[1] == []
     papers = _corpus_rows(shared_data, lambda row: "multimodal large language model" in row["abstract"].lower(), 200)
     titles, abstracts = [p["title"] for p in papers], [p["abstract"] for p in papers]

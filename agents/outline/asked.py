@@ -36,7 +36,7 @@ from .names import title_case
 
 # Items of a list that name no part: "RLHF, DPO and beyond", "... and other methods".
 VAGUE_ITEMS = frozenset({"beyond", "more", "others", "other", "etc", "so on", "the like", "related", "variants",
-                         "friends", "the rest", "similar", "alike", "others."})
+                         "friends", "the rest", "similar", "alike"})
 _ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", re.IGNORECASE)
 _ACRONYM = re.compile(r"^[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?$")  # "DPO", "RLHF", "LLMs", "GNNs"
 MAX_PARTS = 5
@@ -55,13 +55,11 @@ def listed_parts(topic: str) -> tuple[str, list[str], bool]:
     """(what the colon introduced or "", the parts as typed, whether they share the first part's
     modifier: two items joined by "and"/"or", no comma). No parts: fewer than two items."""
     text = " ".join(str(topic or "").split())
-    context, segments = "", []
-    if ":" in text:
-        context, tail = (p.strip() for p in text.split(":", 1))
-        segments = [tail]
-    else:
-        segments = concept_phrases(text)
-    for segment in segments:
+    head, _, tail = (p.strip() for p in text.partition(":"))
+    # after a colon, the list is what the head introduces ("evaluating LLMs: benchmarks, metrics");
+    # a list before it ("jailbreak attacks and defenses: a review") stands on its own
+    segments = [(head, tail)] * bool(tail) + [("", s) for s in concept_phrases(head)]
+    for context, segment in segments:
         items = _items(segment)
         # a part is a phrase ("jailbreak attacks"), not a clause ("how do self-driving cars detect
         # other vehicles" and "pedestrians")
