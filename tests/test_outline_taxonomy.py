@@ -441,6 +441,9 @@ def test_the_parts_a_topic_lists_are_its_first_sections(shared_data):
 
     assert all("defen" in stems(p) for p in outline[1]["paper_ids"])
     assert all("jailbreak attack" in stems(p) for p in outline[0]["paper_ids"])
+    # "Defending ... Against Jailbreak Attacks" names both parts in its title: it is in neither (a
+    # c26o reader found such a defence under "Jailbreak Attacks")
+    assert not any(re.search(r"defen[cds]", by_id[p]["title"].lower()) for p in outline[0]["paper_ids"])
 
 
 def test_a_list_that_is_not_the_surveys_parts_leaves_the_outline_to_the_taxonomy(shared_data):
@@ -486,7 +489,7 @@ def test_a_part_most_papers_name_holds_the_papers_whose_titles_name_it(shared_da
                         min_size=3)
     assert [heading for heading, _, _ in parts][:2] == ["Benchmarks for Evaluating Large Language Models",
                                                         "Metrics for Evaluating Large Language Models"]
-    assert all("benchmark" in stem_text(titles[i]) for i in parts[0][2])
+    assert all("bench" in titles[i].lower() for i in parts[0][2])  # "... Benchmark", "VCR-Bench: ..."
     assert all("metric" in stem_text(f"{titles[i]} {abstracts[i]}") for i in parts[1][2])
 
 

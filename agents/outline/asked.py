@@ -30,6 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from ...retrieval.spelling import WordFamilies
 from ...retrieval.topic_facets import Unit, concept_phrases, stem_text, unit_named
 from ..facets import _initials_match
 from .names import title_case
@@ -119,8 +120,20 @@ def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[s
     """Per part: the rows it holds (named most strongly by it, no tie) and every row naming it. A
     part most of the papers name is the topic's theme ("benchmarks" in 224 of 249 abstracts on
     evaluating LLMs): it holds the papers whose titles name it, the benchmarks themselves."""
-    readings = [(stem_text(title), stem_text(abstract)) for title, abstract in zip(titles, abstracts)]
-    fits_by_row = [[2 if unit_named(u, t) else 1 if unit_named(u, a) else 0 for u in units] for t, a in readings]
+    # a part of one word is named in any of its forms: "Defending LLMs Against Jailbreak Attacks"
+    # names the defenses part too (its stem "defend" is not "defen" of "defenses": a c26o reader
+    # found that defence under "Jailbreak Attacks")
+    families = [WordFamilies({u.phrase.lower()}) if u.phrase.isalpha() and not _ACRONYM.match(u.phrase) else None
+                for u in units]
+
+    def names(i: int, text: str, stems: str) -> bool:
+        if families[i] is not None:
+            return any(word in families[i] for word in re.findall(r"[a-z]{4,}", text.lower()))
+        return unit_named(units[i], stems)
+
+    readings = [(title, stem_text(title), abstract, stem_text(abstract)) for title, abstract in zip(titles, abstracts)]
+    fits_by_row = [[2 if names(i, t, ts) else 1 if names(i, a, abs_) else 0 for i in range(len(units))]
+                   for t, ts, a, abs_ in readings]
     naming: list[set[int]] = [{row for row, fits in enumerate(fits_by_row) if fits[i]} for i in range(len(units))]
     theme = [len(rows) > THEME_SHARE * max(len(readings), 1) for rows in naming]
     held: list[list[int]] = [[] for _ in units]
