@@ -119,7 +119,8 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
 def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[str]) -> tuple[list[list[int]], list[set[int]]]:
     """Per part: the rows it holds (named most strongly by it, no tie) and every row naming it. A
     part most of the papers name is the topic's theme ("benchmarks" in 224 of 249 abstracts on
-    evaluating LLMs): it holds the papers whose titles name it, the benchmarks themselves."""
+    evaluating LLMs): it holds the papers whose titles name it, the benchmarks themselves, and a
+    paper naming it and another part as strongly goes to the other."""
     # a part of one word is named in any of its forms: "Defending LLMs Against Jailbreak Attacks"
     # names the defenses part too (its stem "defend" is not "defen" of "defenses": a c26o reader
     # found that defence under "Jailbreak Attacks")
@@ -140,8 +141,12 @@ def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[s
     for row, fits in enumerate(fits_by_row):
         fits = [0 if theme[i] and fit == 1 else fit for i, fit in enumerate(fits)]
         best = max(fits)
-        if best and fits.count(best) == 1:
-            held[fits.index(best)].append(row)
+        tied = [i for i, fit in enumerate(fits) if best and fit == best]
+        # a tie with the theme goes to the part that tells the paper apart ("Defending LLMs Against
+        # Jailbreak Attacks": jailbreak attacks are every paper's theme, defending is this one's)
+        distinct = [i for i in tied if not theme[i]]
+        if len(tied) == 1 or len(distinct) == 1:
+            held[(distinct or tied)[0]].append(row)
     return held, naming
 
 
