@@ -508,3 +508,20 @@ def test_a_listed_part_no_phrase_divides_is_one_subsection_not_an_empty_section(
     for section in asked:
         assert section["subsections"] and all(sub["paper_ids"] for sub in section["subsections"])
         assert {p for sub in section["subsections"] for p in sub["paper_ids"]} == set(section["paper_ids"])
+
+
+def test_an_agent_noun_part_names_the_component_not_the_topic_s_process(shared_data):
+    """"retrieval-augmented generation: retrievers, rerankers and generators": read in all forms of
+    its word, "retrievers" was "retrieval" (every paper of the topic) and no part held; the
+    component nouns hold the papers naming them. Role headings name the subject, not the list."""
+    from surveygraph.agents.outline.asked import asked_parts
+    from surveygraph.agents.outline.roles import APPLICATIONS, role_heading
+
+    topic = "retrieval-augmented generation: retrievers, rerankers and generators"
+    papers = _corpus_rows(shared_data, lambda row: "retrieval-augmented" in row["abstract"].lower(), 400)
+    titles, abstracts = [p["title"] for p in papers], [p["abstract"] for p in papers]
+    parts = asked_parts(topic, titles, abstracts, min_size=3)
+    assert [heading.split(" for ")[0] for heading, _, _ in parts] == ["Retrievers", "Rerankers", "Generators"]
+    for (_, part, rows) in parts:
+        assert all(part.rstrip("s") in f"{titles[i]} {abstracts[i]}".lower() for i in rows)
+    assert role_heading(APPLICATIONS, topic) == "Applications of Retrieval-Augmented Generation"

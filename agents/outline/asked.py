@@ -124,10 +124,16 @@ def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[s
     # a part of one word is named in any of its forms: "Defending LLMs Against Jailbreak Attacks"
     # names the defenses part too (its stem "defend" is not "defen" of "defenses": a c26o reader
     # found that defence under "Jailbreak Attacks")
-    families = [WordFamilies({u.phrase.lower()}) if u.phrase.isalpha() and not _ACRONYM.match(u.phrase) else None
-                for u in units]
+    # ... but an agent noun names the component, not its process: "retrievers" are not "retrieval",
+    # the topic of "retrieval-augmented generation: retrievers, rerankers and generators"
+    agents = [u.phrase.lower().rstrip("s") if re.fullmatch(r"[a-z]+(?:er|or)s?", u.phrase.lower()) else None
+              for u in units]
+    families = [WordFamilies({u.phrase.lower()}) if u.phrase.isalpha() and not _ACRONYM.match(u.phrase)
+                and not agent else None for u, agent in zip(units, agents)]
 
     def names(i: int, text: str, stems: str) -> bool:
+        if agents[i]:
+            return re.search(rf"\b{agents[i]}s?\b", text.lower()) is not None
         if families[i] is not None:
             return any(word in families[i] for word in re.findall(r"[a-z]{4,}", text.lower()))
         return unit_named(units[i], stems)

@@ -37,6 +37,7 @@ def fallback_method_title(topic: str) -> str:
     typed as a question names no section ("Methods for Can Large Language Models Forecast ...")."""
     if names_no_field(topic):
         return "Proposed Methods and Systems"
+    topic = topic.split(":")[0].strip() or topic  # the subject, not the parts a colon lists
     return f"Methods for {title_case(topic if len(topic) <= 40 else topic.split(' for ')[0])}"
 
 

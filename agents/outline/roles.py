@@ -155,6 +155,9 @@ def names_no_field(topic: str) -> bool:
 
 def role_heading(role: str, topic: str) -> str:
     """The heading of a role section, instantiated with the topic (never another survey's words)."""
+    # what a colon introduces is the survey's parts, not its subject ("Applications of Retrieval-
+    # Augmented Generation: Retrievers, Rerankers and Generators" headed a section)
+    topic = topic.split(":")[0].strip() or topic
     subject = topic if len(topic) <= 40 else re.split(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with)\s+", topic)[0]
     # The foundations role holds the pool's surveys and analyses (paper_role), not the field's
     # background concepts: named "Foundations", it promised what blind readers then missed
