@@ -51,6 +51,13 @@ PROGRESS_CUES = re.compile(r"\b(?:reduc\w*|improv\w*|lower\w*|decreas\w*|sav(?:e
                            r"outperform\w*|robust (?:to|against))\b", re.I)
 
 
+# A gain verb on a quantity that should be high is a loss, not progress: "RAG systems consistently
+# show lower robustness on multi-hop queries" was quoted as progress on robustness (a c26r reader).
+LOSS_CUES = re.compile(r"\b(?:lower|reduc\w*|decreas\w*|degrad\w*|weak\w*|hurts?|harms?|drops?)\s+(?:the\s+|their\s+|its\s+)?"
+                       r"(?:\w+\s+)?(?:robustness|accuracy|performance|quality|fidelity|reliability|generali[sz]ation|"
+                       r"safety|faithfulness|stability|efficiency)\b", re.I)
+
+
 @dataclass
 class ChallengeKind:
     name: str  # the kind, as agents/trends.py names it
@@ -75,7 +82,8 @@ def _progress(paper: dict, name: str, topic_stems: set[str]) -> Candidate | None
         return next((c for c in candidates if c.role == "method"), None)
     for cand in candidates:
         for match in CHALLENGE_PATTERNS[name].finditer(cand.text):
-            if not PROGRESS_CUES.search(excerpt(cand.text, match.start(), match.end())):
+            clause = excerpt(cand.text, match.start(), match.end())
+            if not PROGRESS_CUES.search(clause) or LOSS_CUES.search(clause):
                 continue
             if {stem(w) for w in match.group(0).lower().split()} <= topic_stems:
                 continue

@@ -267,6 +267,19 @@ def test_progress_on_a_challenge_is_a_gain_on_its_own_words_not_any_success():
     assert [pid for pid, _ in kind.addressing] == ["gain"]  # "achieves co-evolution" is no progress on robustness
 
 
+def test_a_loss_on_a_challenge_is_no_progress_on_it(shared_data):
+    """RARE (a corpus paper): "RAG systems consistently show lower robustness on multi-hop queries"
+    was quoted as progress on robustness (a c26r reader); a gain verb on what should be high is a loss."""
+    from tests.corpus_papers import corpus_papers
+    from surveygraph.agents.challenges import LOSS_CUES, _progress
+
+    (rare,) = corpus_papers(shared_data, "2506.00789")
+    assert "lower robustness" in rare["abstract"]
+    assert _progress(rare, "robustness", set()) is None
+    assert LOSS_CUES.search("show lower robustness on multi-hop queries")
+    assert not LOSS_CUES.search("lowers inference latency by half") and not LOSS_CUES.search("reduces the error rate")
+
+
 def test_the_datasets_section_counts_only_data_two_works_name_and_cites_them():
     """The datasets-and-metrics section (agents/evaluation_practice.py): every row of its table is
     data that at least two works' abstracts name, cited to exactly those works, with the measures
