@@ -14,7 +14,8 @@ import re
 from collections.abc import Sequence
 
 from .spelling import is_task_verb
-from .topic_facets import GENERIC_HEADS, MIN_TERM_USES, TRAILING_HEADS, Facet, Unit, lists_phrases, stem_text, unit_named
+from .topic_facets import (GENERIC_HEADS, LIST_JOINS, MIN_TERM_USES, TRAILING_HEADS, Facet, Unit, lists_phrases,
+                           stem_text, unit_named)
 
 # A unit of a several-word facet that fewer than this share of the papers nearest the topic in
 # meaning name is a word of how the user put it, not of the field. On the 21 labelled topics every
@@ -145,9 +146,6 @@ def _said_verbatim(facet: Facet, stems: Sequence[str]) -> int:
     return sum(bool(pattern.search(s)) for s in stems)
 
 
-_JOINS = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", re.IGNORECASE)
-
-
 def read_listed_phrases(facets: Sequence[Facet], nearest_texts: Sequence[str]) -> list[Facet]:
     """A description that lists phrases of several words ("node classification and link
     prediction") read as either phrase when the field names it so: at least PHRASING_RATE of the
@@ -166,7 +164,7 @@ def read_listed_phrases(facets: Sequence[Facet], nearest_texts: Sequence[str]) -
         if not lists_phrases(facet.phrase):
             read.append(facet)
             continue
-        phrases = [p for p in (_without_generic_tail(p) for p in _JOINS.split(facet.phrase)) if p]
+        phrases = [p for p in (_without_generic_tail(p) for p in LIST_JOINS.split(facet.phrase)) if p]
         forms = tuple(dict.fromkeys(stem_text(p) for p in phrases if len(stem_text(p).split()) > 1))
         unit = Unit(" or ".join(phrases), forms)
         rate = sum(unit_named(unit, s) for s in stems) / len(stems)

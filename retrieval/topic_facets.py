@@ -206,6 +206,11 @@ _WORD_OR_COMMA = re.compile(r"[a-z0-9]+|,")
 _EXAMPLE_CUES = frozenset({"like", "such", "including", "especially", "particularly"})
 
 
+# Where a list of phrases splits: commas (", and" too), "and", "or", "&" (facet_feedback's listed
+# phrases, agents/outline/asked.py's listed parts).
+LIST_JOINS = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", re.IGNORECASE)
+
+
 def _words_with_joins(phrase: str) -> list[tuple[str, bool]]:
     """The phrase's words (those that make a token), each with whether "and", "or" or a comma
     joins it to the word before: the words so joined are alternatives of one unit. A survey of

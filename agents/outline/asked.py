@@ -31,14 +31,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ...retrieval.spelling import WordFamilies
-from ...retrieval.topic_facets import Unit, concept_phrases, stem_text, unit_named
+from ...retrieval.topic_facets import LIST_JOINS, Unit, concept_phrases, stem_text, unit_named
 from ..facets import _initials_match
 from .names import title_case
 
 # Items of a list that name no part: "RLHF, DPO and beyond", "... and other methods".
 VAGUE_ITEMS = frozenset({"beyond", "more", "others", "other", "etc", "so on", "the like", "related", "variants",
                          "friends", "the rest", "similar", "alike"})
-_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", re.IGNORECASE)
 _ACRONYM = re.compile(r"^[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?$")  # "DPO", "RLHF", "LLMs", "GNNs"
 MAX_PARTS = 5
 MAX_PART_WORDS = 4
@@ -48,7 +47,7 @@ THEME_SHARE = 0.5  # a part more than this share of the pool names is its theme 
 
 
 def _items(segment: str) -> list[str]:
-    items = [i.strip(" .;:!?\"'()") for i in _ITEM_SPLIT.split(segment)]
+    items = [i.strip(" .;:!?\"'()") for i in LIST_JOINS.split(segment)]
     return [i for i in items if i and i.lower() not in VAGUE_ITEMS and not i.lower().startswith(("other ", "beyond "))]
 
 

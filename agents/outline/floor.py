@@ -160,13 +160,7 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
             subs = [{"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]}
                     for name, members in _domain_groups(rows, ids, papers, topic, n_subsections)]
         else:
-            inside = [c for c in plain if titled(c, set(rows))]
-            leaf = max(MIN_LEAF, round(SUB_SHARE * len(rows)))
-            placed = place_subsections("", rows, inside, vectors, k=n_subsections, min_support=leaf, topic=topic,
-                                       taken=taken) or \
-                place_subsections("", rows, inside, vectors, k=n_subsections, min_support=FLAT_LEAF, topic=topic,
-                                  taken=taken)
-            subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
+            subs = _phrase_subsections("", rows, plain, vectors, n_subsections=n_subsections, topic=topic, taken=taken)
             if len(subs) <= 1 and role in KIND_NAMED_ROLES:  # one subsection: named by what its papers are
                 lone = subs[0] if subs else {"title": "", "terms": [], "source": "role:kinds", "rows": rows}
                 subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
@@ -201,6 +195,19 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     return result
 
 
+def _phrase_subsections(key: str, rows: list[int], concepts: list[Concept], vectors: np.ndarray, *,
+                        n_subsections: int, topic: str, taken: set[str]) -> list[dict]:
+    """The subsections of a section that is no phrase family (a role, a listed part): the phrases
+    its papers' titles use that organise a twentieth of them (MIN_LEAF at least), else FLAT_LEAF."""
+    inside = [c for c in concepts if titled(c, set(rows))]
+    leaf = max(MIN_LEAF, round(SUB_SHARE * len(rows)))
+    placed = place_subsections(key, rows, inside, vectors, k=n_subsections, min_support=leaf, topic=topic,
+                               taken=taken) or \
+        place_subsections(key, rows, inside, vectors, k=n_subsections, min_support=FLAT_LEAF, topic=topic,
+                          taken=taken)
+    return [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
+
+
 def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[str, dict], concepts: list[Concept],
                     vectors: np.ndarray, *, n_subsections: int, min_size: int, taken: set[str]) -> list[dict]:
     """A method section per part the topic lists (asked.asked_parts), its subsections the phrases
@@ -210,14 +217,8 @@ def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[st
     sections = []
     for number, (heading, part, local) in enumerate(asked_parts(topic, titles, abstracts, min_size=min_size)):
         members = [rows[i] for i in local]
-        key = phrase_key(part)
-        inside = [c for c in concepts if titled(c, set(members))]
-        leaf = max(MIN_LEAF, round(SUB_SHARE * len(members)))
-        placed = place_subsections(key, members, inside, vectors, k=n_subsections, min_support=leaf, topic=topic,
-                                   taken=taken) or \
-            place_subsections(key, members, inside, vectors, k=n_subsections, min_support=FLAT_LEAF, topic=topic,
-                              taken=taken)
-        subs = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
+        subs = _phrase_subsections(phrase_key(part), members, concepts, vectors, n_subsections=n_subsections,
+                                   topic=topic, taken=taken)
         if len(subs) <= 1:  # no phrase divides it: one subsection named by what its papers are ...
             lone = subs[0] if subs else {"title": "", "terms": [], "source": "role:kinds", "rows": members}
             subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
