@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ..sanitize import untrusted
 from .attribution import _LEAD_CONNECTIVE, paper_handle, third_person
+from .text import sentences as split_sentences
 
 MAX_CLAUSE_WORDS = 26  # longer contribution clauses are cut at a clause boundary, or not used
 MIN_CLAUSE_WORDS = 5  # a shorter head ('a new SGIC' before ': Self-Guided ...') says too little
@@ -158,6 +159,21 @@ def own_subject(sentence: str, names: list[str]) -> tuple[str, str] | None:
 # whose predicate states a problem is no contribution of the work
 _PLIGHT = re.compile(r"(?:(?:still|often|also|continues? to|remains?|is|are)\s+)*(?:fail|suffer|struggl|lack|fac|pose|"
                      r"remain|hinder)\w*\b", re.I)
+
+
+def stated_contributions(abstract: str) -> list[str]:
+    """The sentences in which an abstract's authors say what they create or examine ("To X, we
+    propose Y", "This paper studies Z"): what the work is about, where its other sentences give
+    background, baselines and results ("ViTs outperform CNNs")."""
+    found = []
+    for raw in split_sentences(abstract or ""):
+        text = raw.strip()
+        for _ in range(2):
+            text = _LEAD_CONNECTIVE.sub("", text, count=1)
+        text = _LEAD_CLAUSE.sub("", text, count=1)
+        if _CONTRIBUTION.match(text[:1].upper() + text[1:]):
+            found.append(raw)
+    return found
 
 
 def contribution(sentences: list[str], names: list[str]) -> Contribution | None:

@@ -11,7 +11,9 @@ import re
 
 _HEADING_SPLIT = re.compile(r"\s+(?:and|&|vs\.?|versus)\s+|[,;:/]\s*", re.I)
 _HEADING_STOP = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to",
-                 "via", "with", "its", "their", "towards", "toward", "beyond", "based"}
+                 "via", "with", "its", "their", "towards", "toward", "beyond", "based",
+                 # framing: "Other Work on Multi-Agent Debate" is about multi-agent debate
+                 "other", "work"}
 _WORD = re.compile(r"[a-z0-9]+")
 
 

@@ -10,7 +10,10 @@ compression"), chosen greedily so that together they cover the pool, and the sub
 section are the phrases that organise its papers. Each paper goes under the heading that fits it
 best (named in its title, then in its abstract, then the closest by embedding), so a heading has
 its papers behind it by construction: their ids, the ones naming it first, are kept on the outline
-entry (``paper_ids``) and become the section memory M_i.
+entry (``paper_ids``) and become the section memory M_i. A phrase counts for the papers that are
+about it (its title, the sentences stating their contribution) more than for those that only
+mention it, and the subsections of a section headed by one phrase hold only the papers naming them
+(parts.named_subsections; the section's other papers under "Other Work on ...").
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from .concepts import Concept, PhraseIndex, candidate_concepts, fit, phrase_key
 from .headings import validate_heading
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
-from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, SUB_SHARE, kind_named, merge_duplicate_sections,
+from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, OTHER_WORK, SUB_SHARE, kind_named, merge_duplicate_sections,
                     merge_duplicate_subsections, move_subsections_named_as_sections, named_by_kinds, normalise,
-                    place_subsections)
+                    other_work_title, place_subsections)
 from .roles import APPLICATIONS, DOMAIN_SHORT, FOUNDATIONS, METHODS, domain_of, learn_roles, paper_role, role_heading
 from .taxonomy import MEASURE_SHARE, TASK_SHARE, titled
 
@@ -188,6 +191,13 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     result = []
     for section in sections:
         subs = section.pop("subs")
+        # the section's papers no subsection phrase names: one subsection, last, named after the section
+        # as it is now (two merged sections brought one each)
+        others = [sub for sub in subs if sub["source"] == OTHER_WORK]
+        if others:
+            subs = [sub for sub in subs if sub["source"] != OTHER_WORK] + [{
+                **others[0], "title": other_work_title(section["title"]),
+                "rows": [r for r in dict.fromkeys(r for sub in others for r in sub["rows"])]}]
         section["terms"] = [section["key"]] if section["key"] else [t for sub in subs for t in sub["terms"][:1]]
         result.append(_entry(section, ids, papers, forms) | {
             "role": section["role"],

@@ -10,8 +10,8 @@ import numpy as np
 from ...models import normalize_title
 from .concepts import Concept, PhraseIndex, fit, select_concepts
 from .headings import validate_heading
-from .parts import (FLAT_LEAF, MIN_LEAF, SUB_SHARE, fallback_method_title, named_concepts, normalise, phrase_section,
-                    place_subsections)
+from .parts import (FLAT_LEAF, MIN_LEAF, SUB_SHARE, fallback_method_title, named_concepts, named_subsections, normalise,
+                    phrase_section, place_subsections)
 from .roles import METHODS, is_system_name
 from .taxonomy import MEASURE_SHARE, MIN_TITLES, TASK_SHARE, choose_families, nameable, place_rows, titled
 
@@ -200,12 +200,13 @@ def split_large_subsections(sections: list[dict], concepts: list[Concept], vecto
             placed = place_subsections(key, sub["rows"], inside, vectors, k=slots,
                                        min_support=max(FLAT_LEAF, round(SUB_SHARE * len(rows))), topic=topic,
                                        taken=trial)
-            if len(placed) < 2:
+            parts, rest = named_subsections(placed, {"split": True})
+            if len(parts) < 2:
                 continue
             taken |= trial
             at = section["subs"].index(sub)
-            section["subs"][at:at + 1] = [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g,
-                                           "split": True} for c, g in placed]
+            # the papers naming none of the new phrases keep the heading they had
+            section["subs"][at:at + 1] = parts + ([{**sub, "rows": rest}] if rest else [])
     return sections
 
 

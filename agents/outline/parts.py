@@ -12,7 +12,7 @@ import numpy as np
 from ...models import normalize_title
 from ..facets import contribution_kind
 from ..text import and_list
-from .concepts import Concept, select_concepts
+from .concepts import Concept, fit, select_concepts
 from .headings import own_stems, validate_heading
 from .names import title_case
 from .roles import EVALUATION, METHODS, is_system_name, names_no_field
@@ -46,7 +46,8 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.maximum(norms, 1e-12)
 
 
-def named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic: str, taken: set[str]) -> dict:
+def named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic: str, taken: set[str],
+                   prefix: str = "") -> dict:
     """The lone subsection of an evaluation section, named by the two kinds of work it holds most
     ("Benchmarks, Datasets and Empirical Studies") instead of a phrase a few of them share ("Visual
     and Action Representation")."""
@@ -55,6 +56,7 @@ def named_by_kinds(sub: dict, ids: list[str], papers: dict[str, dict], *, topic:
     top = [KIND_LABELS[k] for k, n in kinds.most_common(2) if n >= 2]
     # "Methods, Benchmarks and Datasets", not "Methods and Benchmarks and Datasets"
     title = and_list([word for label in top for word in label.split(" and ")])
+    title = f"{prefix}{title}" if title else ""
     if not title or validate_heading(title, topic=topic, taken=taken - {normalize_title(sub["title"])}):
         return sub
     taken.discard(normalize_title(sub["title"]))
@@ -71,6 +73,11 @@ def kind_named(subs: list[dict], ids: list[str], papers: dict[str, dict], *, top
         if sub["title"]:
             continue
         labelled = named_by_kinds(sub, ids, papers, topic=topic, taken=taken)
+        if not labelled["title"] and named:
+            # its kinds' name heads another part already: these papers are further work of those
+            # kinds, not the largest subsection's (39 ViT papers under 'Convolutional Neural
+            # Networks', 21 of them naming it, when 'Methods and Empirical Studies' was taken)
+            labelled = named_by_kinds(sub, ids, papers, topic=topic, taken=taken, prefix="Further ")
         several_kinds = bool(labelled["title"]) and len(labelled["title"].split(" and ")) > 1
         if several_kinds or not named:  # alone, it keeps the section's own heading (made unique later)
             named.append(labelled if labelled["title"] else {**sub, "title": fallback_method_title(topic),
@@ -113,8 +120,51 @@ def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], ve
                                min_support=max(2, round(SUB_SHARE * len(rows))), topic=topic, taken=taken)
     if not placed:
         return None
+    subs, unnamed = named_subsections(placed)
+    # the section's own papers that no subsection's phrase names: a subsection of their own, last
+    # ('Multi-Agent Debate' papers under 'Multi-Agent Decision-Making' by nearness were no part of it);
+    # the papers naming neither are read only when the survey needs more works ("Further ...",
+    # floor._place_the_rest)
+    own = [r for r in unnamed if fit(concept, r)]
+    if not subs:  # no phrase parts it: one subsection of the papers naming it, named as the section
+        return {"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows, "source": "concepts",
+                "subs": [{"title": concept.title(), "terms": [concept.key], "source": "concepts", "rows": own}]} \
+            if len(own) >= FLAT_LEAF else None
+    title = other_work_title(concept.title())
+    if len(own) >= FLAT_LEAF and not validate_heading(title, topic=topic, taken=taken):
+        taken.add(normalize_title(title))
+        subs.append({"title": title, "terms": [], "source": OTHER_WORK, "rows": own})
     return {"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows, "source": "concepts",
-            "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]}
+            "subs": subs}
+
+
+OTHER_WORK = "other"  # the source of a section's subsection of its papers no subsection phrase names
+
+
+def other_work_title(section_title: str) -> str:
+    return f"Other Work on {section_title}"
+
+
+def named_subsections(placed: list[tuple[Concept, list[int]]], extra: dict | None = None) -> tuple[list[dict], list[int]]:
+    """Subsections of the phrases ``placed`` holding the papers that name them, and the papers left
+    over. Placed by nearness, those had filled the subsections: 'Lymphoma Diagnosis' held 12 papers
+    of a ViT survey, two of them about lymphoma, and its blind reader wrote that the headings do not
+    match what is under them (c26f, c26n). A phrase fewer than FLAT_LEAF papers name heads no
+    subsection (its papers are left over too); a few left over (fewer than FLAT_LEAF) stay where
+    they were placed."""
+    unnamed = [r for c, g in placed for r in g if not fit(c, r)]
+    if len(unnamed) < FLAT_LEAF:
+        return [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g, **(extra or {})}
+                for c, g in placed], []
+    subs = []
+    for concept, group in placed:
+        named = [r for r in group if fit(concept, r)]
+        if len(named) >= FLAT_LEAF:
+            subs.append({"title": concept.title(), "terms": [concept.key], "source": "concepts", "rows": named,
+                         **(extra or {})})
+        else:
+            unnamed += named
+    return subs, unnamed
 
 
 def _one_concept(own_a: set[str], own_b: set[str]) -> bool:
@@ -142,7 +192,7 @@ def merge_duplicate_subsections(sections: list[dict], topic: str) -> list[dict]:
     # concept: merged as one with the evaluation section's "Benchmarks and Datasets" (the latter kept,
     # as its section's last), it moved 65 method papers of an 83-paper pool under the benchmarks.
     subs = [(i, j, own_stems(sub["title"], topic)) for i, section in enumerate(sections)
-            for j, sub in enumerate(section["subs"]) if sub.get("source") != "role:kinds"]
+            for j, sub in enumerate(section["subs"]) if sub.get("source") not in ("role:kinds", OTHER_WORK)]
     gone: set[tuple[int, int]] = set()
     for a, (i, j, own_a) in enumerate(subs):
         for i2, j2, own_b in subs[a + 1:]:

@@ -1,0 +1,73 @@
+"""What a paper is about, not what it mentions (agents/outline/concepts.py, parts.py): a phrase an
+abstract names where it states its contribution weighs more than one it names as background or as the
+baseline it beats, and a subsection holds the papers that name it, not papers placed by nearness."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from surveygraph.agents.digest import stated_contributions
+from surveygraph.agents.outline.concepts import Concept, PhraseIndex, candidate_concepts, concept_score
+from surveygraph.agents.outline.names import topic_words
+from surveygraph.agents.outline.parts import OTHER_WORK, named_subsections, phrase_section
+from surveygraph.retrieval.spelling import WordFamilies
+
+from test_outline_taxonomy import _corpus_rows
+
+
+def test_the_sentences_stating_a_contribution_are_found_and_the_others_are_not():
+    abstract = ("Vision transformers outperform convolutional neural networks on large datasets. To reduce their "
+                "cost, we propose StripFormer, a strip self-attention design. This paper also studies token "
+                "pruning. Experiments show that StripFormer beats CNN baselines.")
+    found = stated_contributions(abstract)
+    assert [s.split(",")[0] for s in found] == ["To reduce their cost", "This paper also studies token pruning."]
+    assert stated_contributions("Convolutional networks remain strong baselines. Results are mixed.") == []
+
+
+def test_a_phrase_named_as_background_weighs_less_than_one_named_as_the_contribution(shared_data):
+    """Real ViT abstracts: most name convolutional neural networks as what ViTs are compared with;
+    a phrase the papers propose (in their titles or contribution sentences) scores above it at equal
+    mention counts."""
+    rows = _corpus_rows(shared_data, lambda r: re.search(r"vision transformer", r["title"], re.I), 400)
+    index = PhraseIndex([r["title"] for r in rows], [r["abstract"] for r in rows],
+                        WordFamilies(topic_words("vision transformers")))
+    concepts = {c.key: c for c in candidate_concepts(index, min_support=4)}
+    cnn = next(c for c in concepts.values() if c.form.lower() == "convolutional neural networks")
+    assert cnn.focus < cnn.weak and len(cnn.about()) < 0.25 * len(cnn.support)
+    # the same counts, all of them where the abstracts state their contribution, score higher
+    stated = Concept(cnn.key, cnn.form, set(cnn.strong), set(cnn.weak), focus=set(cnn.weak))
+    assert concept_score(stated) > 1.5 * concept_score(cnn)
+
+
+def _concept(key: str, strong: set[int], weak: set[int] = frozenset()) -> Concept:
+    return Concept(key, key, set(strong), set(weak))
+
+
+def test_a_subsection_holds_the_papers_naming_it_and_the_rest_are_left_over():
+    pruning = _concept("token prune", {0, 1, 2})
+    lymphoma = _concept("lymphoma diagnosi", {3, 4})  # two papers: no subsection
+    placed = [(pruning, [0, 1, 2, 5, 6]), (lymphoma, [3, 4, 7, 8])]
+    subs, left = named_subsections(placed)
+    assert [(s["title"], s["rows"]) for s in subs] == [("Token Prune", [0, 1, 2])]
+    assert sorted(left) == [3, 4, 5, 6, 7, 8]
+    # a stray paper or two stay where nearness put them: no reshuffle for them
+    subs, left = named_subsections([(pruning, [0, 1, 2, 5]), (_concept("early exit", {3, 4, 6}), [3, 4, 6])])
+    assert left == [] and [s["rows"] for s in subs] == [[0, 1, 2, 5], [3, 4, 6]]
+
+
+def test_a_phrase_section_keeps_its_own_papers_no_subsection_names_under_other_work():
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(12, 8))
+    section = _concept("multi-agent debat", {0, 1, 2, 3, 4, 5, 6, 7})
+    voting = _concept("majority vote", {0, 1, 2})
+    judges = _concept("judge agent", {8, 9, 10})
+    built = phrase_section(section, list(range(12)), [voting, judges], vectors, n_subsections=3,
+                           topic="LLM-based multi-agent systems", taken=set())
+    subs = {s["title"]: sorted(s["rows"]) for s in built["subs"]}
+    assert subs["Majority Vote"] == [0, 1, 2] and subs["Judge Agent"] == [8, 9, 10]
+    other = [s for s in built["subs"] if s["source"] == OTHER_WORK]
+    # papers naming the section's phrase and no subsection's: 3-7; paper 11 names nothing and is no one's
+    assert len(other) == 1 and sorted(other[0]["rows"]) == [3, 4, 5, 6, 7]
+    assert other[0]["title"] == "Other Work on Multi-Agent Debat"
