@@ -531,3 +531,22 @@ def test_an_agent_noun_part_names_the_component_not_the_topic_s_process(shared_d
     for (_, part, rows) in parts:
         assert all(part.rstrip("s") in f"{titles[i]} {abstracts[i]}".lower() for i in rows)
     assert role_heading(APPLICATIONS, topic) == "Applications of Retrieval-Augmented Generation"
+
+
+def test_a_listed_part_is_headed_as_a_phrase_of_the_field_not_as_the_words_typed():
+    """ "reducing the memory and latency of LLM serving" headed two sections "Reducing the Memory" and
+    "Reducing the Latency" (c27b, before its blind reading); a one-word part after a colon carried the
+    whole subject ("Sampling for Diffusion Models for Image Generation")."""
+    from surveygraph.agents.outline.asked import listed_parts, part_headings
+
+    def headings(topic: str) -> list[str]:
+        context, parts, shared = listed_parts(topic)
+        return part_headings(context, parts, shared, [])[0]
+
+    assert headings("reducing the memory and latency of large language model serving") == \
+        ["Memory Reduction", "Latency Reduction"]
+    assert headings("diffusion models for image generation: sampling, guidance and latent diffusion") == \
+        ["Sampling for Diffusion Models", "Guidance for Diffusion Models", "Latent Diffusion"]
+    # the targets of one action keep their phrase: no "Deepfake Videos Detection" restating the topic
+    assert headings("detecting deepfake videos and images") == ["Detecting Deepfake Videos", "Detecting Deepfake Images"]
+    assert headings("jailbreak attacks and defenses for large language models") == ["Jailbreak Attacks", "Jailbreak Defenses"]

@@ -90,15 +90,43 @@ def expansion(acronym: str, texts: Sequence[str]) -> str:
     return max((f for f in found if f.lower() == best), key=lambda f: found[f])
 
 
+# The noun of the action a gerund names ("reducing" -> "reduction"), by the regular English endings;
+# a gerund of no such ending names no heading.
+_ACTION_NOUNS = ((r"ucing$", "uction"), (r"ating$", "ation"), (r"izing$", "ization"), (r"ising$", "isation"),
+                 (r"ecting$", "ection"), (r"ressing$", "ression"))
+_LEADING_ACTION = re.compile(r"^([a-z]+ing)\s+(?:(?:the|a|an)\s+)?(\S.*)$")
+
+
+def action_noun(gerund: str) -> str:
+    for ending, noun in _ACTION_NOUNS:
+        if re.search(ending, gerund):
+            return re.sub(ending, noun, gerund)
+    return ""
+
+
 def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[str]) -> tuple[list[str], list[Unit]]:
-    """Each part's heading and the unit that names it in a paper ([] when a part gets no phrase)."""
+    """Each part's heading and the unit that names it in a paper ([] when a part gets no phrase).
+    Parts sharing the first one's action ("reducing the memory and latency of LLM serving") are
+    headed by the part and the action's noun ("Memory Reduction", not "Reducing the Memory"; a c27b
+    heading); a part of one word after a colon by the part for the subject the colon closes ("Sampling
+    for Diffusion Models" of "diffusion models for image generation: sampling, guidance ...")."""
     headings, units = [], []
-    modifier = " ".join(parts[0].split()[:-1]) if shared and len(parts[0].split()) > 1 else ""
+    parts = [re.sub(r"^(?:the|a|an)\s+", "", p) for p in parts]
+    lead = _LEADING_ACTION.match(parts[0]) if shared else None
+    # (only over parts of one word each: "detecting deepfake videos and images" lists the targets of
+    # one detection, whose parts would restate the topic)
+    action = action_noun(lead.group(1)) if lead and len(lead.group(2).split()) == 1 else ""
+    if action:
+        parts = [lead.group(2), *parts[1:]]
+    context = re.split(r"\s+(?:for|in|of|on|with)\s+", context)[0]
+    modifier = " ".join(parts[0].split()[:-1]) if shared and len(parts[0].split()) > 1 and not action else ""
     for part in parts:
         # a compound of several hyphenated words ("LLM-as-a-judge") is a phrase, not a bare word
         words = part.split() if part.count("-") < 2 else part.split("-")
         forms = [stem_text(part)]
-        if len(words) == 1 and _ACRONYM.match(part):
+        if action:
+            heading = title_case(f"{part} {action}")
+        elif len(words) == 1 and _ACRONYM.match(part):
             spelled = expansion(part, texts)
             heading = title_case(spelled) if spelled else part
             forms += [stem_text(spelled)] if spelled else []
