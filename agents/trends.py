@@ -26,7 +26,7 @@ from .candidates import GAP_CUES, Candidate, candidate_sentences, fixes_a_limita
 from .facets import Facets, recurring_data
 from .grouping import phrase_users
 from .outline.headings import is_name
-from .outline.concepts import _noun_end
+from .outline.grams import _noun_end
 from .outline.names import keyphrase_analyzer, stem, surface_forms
 from .text import in_sentence
 

@@ -137,7 +137,7 @@ def _store_pass(settings: Settings) -> tuple[list[KBSurvey], dict]:
     """The store's survey papers, and how many papers of a background sample use each 2-4 word
     phrase: a phrase common everywhere ('real-world applications', 'computational overhead') names
     no part of any one field."""
-    from ..agents.outline.concepts import _WordFacts, phrase_grams, stem_key
+    from ..agents.outline.grams import _WordFacts, phrase_grams, stem_key
     from ..agents.outline.names import _tokens
     from .paper_table import PaperTable
 

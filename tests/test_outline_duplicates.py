@@ -111,7 +111,7 @@ def test_a_prefix_joined_by_a_hyphen_is_one_word():
 
 def test_a_word_english_puts_before_an_object_is_a_verb_not_a_heading_end():
     # "Transformers Exhibit", a ViT heading a blind reader called malformed
-    from surveygraph.agents.outline.concepts import verb_like
+    from surveygraph.agents.outline.grams import verb_like
 
     runs = [[["vision", "transformers", "exhibit", "strong", "robustness"]],
             [["hybrid", "models", "exhibit", "remarkable", "accuracy"]],

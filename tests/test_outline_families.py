@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from surveygraph.agents.outline.concepts import PhraseIndex, candidate_concepts, stem_key
+from surveygraph.agents.outline.concepts import PhraseIndex, candidate_concepts
+from surveygraph.agents.outline.grams import stem_key
 from surveygraph.agents.outline.floor import build_outline_floor, tfidf_encoder
 
 TOPIC = "Efficient Inference for Large Language Models"

@@ -18,7 +18,7 @@ from statistics import median
 
 from ...retrieval.spelling import is_task_verb
 from ...retrieval.topic_facets import phrased_as_request
-from .concepts import GERUND_VERBS
+from .grams import GERUND_VERBS
 from .names import title_case
 
 METHODS = "methods"
