@@ -539,14 +539,26 @@ def test_a_listed_part_is_headed_as_a_phrase_of_the_field_not_as_the_words_typed
     whole subject ("Sampling for Diffusion Models for Image Generation")."""
     from surveygraph.agents.outline.asked import listed_parts, part_headings
 
+    said = ["Defending against jailbreak attacks: jailbreak defenses compared.", "New jailbreak defenses for LLMs.",
+            "Guardrails filter harmful outputs of language models.", "Red teaming finds failures."]
+
     def headings(topic: str) -> list[str]:
         context, parts, shared = listed_parts(topic)
-        return part_headings(context, parts, shared, [])[0]
+        return part_headings(context, parts, shared, said)[0]
 
     assert headings("reducing the memory and latency of large language model serving") == \
         ["Memory Reduction", "Latency Reduction"]
     assert headings("diffusion models for image generation: sampling, guidance and latent diffusion") == \
         ["Sampling for Diffusion Models", "Guidance for Diffusion Models", "Latent Diffusion"]
-    # the targets of one action keep their phrase: no "Deepfake Videos Detection" restating the topic
-    assert headings("detecting deepfake videos and images") == ["Detecting Deepfake Videos", "Detecting Deepfake Images"]
+    # the targets of one action get no action noun ("Deepfake Videos Detection" would restate the topic),
+    # and "detecting deepfake images", said by no text here, is no heading either: no listed structure
+    assert headings("detecting deepfake videos and images") == []
     assert headings("jailbreak attacks and defenses for large language models") == ["Jailbreak Attacks", "Jailbreak Defenses"]
+    # a modifier no text says with the other part is a compound's word, not shared ("Red Guardrails", c27n's
+    # first draft): the part is headed for what the list is about
+    from surveygraph.agents.outline.asked import asked_parts
+
+    titles = [f"Red teaming language models {i}" for i in range(6)] + [f"Guardrails for chatbots {i}" for i in range(6)]
+    abstracts = ["We red team models to find harmful outputs."] * 6 + ["We build guardrails that block harmful outputs."] * 6
+    parts = asked_parts("red teaming and guardrails for safe large language models", titles, abstracts, min_size=3)
+    assert [heading for heading, _, _ in parts] == ["Red Teaming", "Guardrails for Safe Large Language Models"]

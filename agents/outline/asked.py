@@ -104,6 +104,14 @@ def action_noun(gerund: str) -> str:
     return ""
 
 
+MIN_SAID = 2  # texts that must say a modifier with a part for the heading to join them
+
+
+def _said(phrase: str, texts: Sequence[str]) -> int:
+    pattern = re.compile(rf"\b{re.escape(phrase.rstrip('s'))}s?\b", re.I)
+    return sum(1 for text in texts if pattern.search(text))
+
+
 def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[str]) -> tuple[list[str], list[Unit]]:
     """Each part's heading and the unit that names it in a paper ([] when a part gets no phrase).
     Parts sharing the first one's action ("reducing the memory and latency of LLM serving") are
@@ -120,6 +128,10 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
         parts = [lead.group(2), *parts[1:]]
     context = re.split(r"\s+(?:for|in|of|on|with)\s+", context)[0]
     modifier = " ".join(parts[0].split()[:-1]) if shared and len(parts[0].split()) > 1 and not action else ""
+    # a modifier is shared when the literature says it with the other parts ("jailbreak defenses"),
+    # not when it is part of a compound ("red teaming and guardrails": no paper says "red guardrails")
+    if modifier and any(len(p.split()) == 1 and _said(f"{modifier} {p}", texts) < MIN_SAID for p in parts[1:]):
+        modifier = ""
     for part in parts:
         # a compound of several hyphenated words ("LLM-as-a-judge") is a phrase, not a bare word
         words = part.split() if part.count("-") < 2 else part.split("-")
@@ -189,6 +201,9 @@ def asked_parts(topic: str, titles: Sequence[str], abstracts: Sequence[str], *, 
     context, parts, shared = listed_parts(topic)
     if not parts:
         return []
+    # a list before the rest of the topic ("red teaming and guardrails for safe LLMs") is for what follows it
+    after = re.split(rf"\b{re.escape(parts[-1])}\b", topic, maxsplit=1, flags=re.I)[-1] if not context else ""
+    context = context or re.sub(r"^\s*(?:for|in|of|on|with|to)\s+", "", after).strip(" .?")
     headings, units = part_headings(context, parts, shared, [f"{t}. {a}" for t, a in zip(titles, abstracts)])
     if not units:
         return []
