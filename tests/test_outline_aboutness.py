@@ -71,3 +71,26 @@ def test_a_phrase_section_keeps_its_own_papers_no_subsection_names_under_other_w
     # papers naming the section's phrase and no subsection's: 3-7; paper 11 names nothing and is no one's
     assert len(other) == 1 and sorted(other[0]["rows"]) == [3, 4, 5, 6, 7]
     assert other[0]["title"] == "Other Work on Multi-Agent Debat"
+
+
+def test_an_evaluation_section_is_parted_by_what_its_benchmarks_evaluate_and_only_by_naming_papers(shared_data):
+    """205 benchmark papers of "benchmarking the capabilities of large language models" sat under one
+    subsection, "Mathematical Reasoning", 14 of them about it (c27j, "its two section headings don't
+    match what sits under them"): tasks were kept out of role sections, and the lone phrase took
+    every paper by nearness."""
+    from surveygraph.agents.outline.floor import build_outline_floor, tfidf_encoder
+
+    rows = _corpus_rows(shared_data, lambda r: re.search(r"\bbenchmark", r["title"], re.I) is not None
+                        and "language model" in r["abstract"].lower(), 200)
+    rows += _corpus_rows(shared_data, lambda r: re.search(r"\b(?:benchmark|survey|review|evaluat)", r["title"], re.I) is None
+                         and "we propose" in r["abstract"].lower() and "language model" in r["title"].lower(), 60)
+    ids, papers = [r["paper_id"] for r in rows], {r["paper_id"]: r for r in rows}
+    vectors, encode = tfidf_encoder([f"{r['title']}. {r['abstract']}" for r in rows])
+    outline = build_outline_floor("benchmarking the capabilities of large language models", ids, papers, vectors,
+                                  n_sections=4, n_subsections=3, encode=encode)
+    evaluation = [s for s in outline if s["role"] == "evaluation"]
+    assert evaluation, [(s["title"], s["role"]) for s in outline]
+    phrases = [sub for sub in evaluation[0]["subsections"] if sub["source"] == "concepts"]
+    assert phrases, [sub["title"] for sub in evaluation[0]["subsections"]]
+    for sub in phrases:
+        assert sub["named"] == len(sub["paper_ids"]), (sub["title"], sub["named"], len(sub["paper_ids"]))

@@ -32,9 +32,10 @@ from .headings import validate_heading
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
 from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, OTHER_WORK, SUB_SHARE, kind_named, merge_duplicate_sections,
-                    merge_duplicate_subsections, move_subsections_named_as_sections, named_by_kinds, normalise,
-                    other_work_title, place_subsections)
-from .roles import APPLICATIONS, DOMAIN_SHORT, FOUNDATIONS, METHODS, domain_of, learn_roles, paper_role, role_heading
+                    merge_duplicate_subsections, move_subsections_named_as_sections, named_by_kinds, named_subsections,
+                    normalise, other_work_title, place_subsections)
+from .roles import (APPLICATIONS, DOMAIN_SHORT, EVALUATION, FOUNDATIONS, METHODS, domain_of, learn_roles, paper_role,
+                    role_heading)
 from .taxonomy import MEASURE_SHARE, TASK_SHARE, titled
 
 Encode = Callable[[list[str]], np.ndarray]
@@ -138,6 +139,7 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
     forms = {c.key: c.form for c in concepts}
     # tasks ('question answering') and measures ('memory usage') head no part of a role section either
     plain = [c for c in concepts if index.task_share(c.key) < TASK_SHARE and index.measure_share(c.key) < MEASURE_SHARE]
+    evaluated = [c for c in concepts if index.measure_share(c.key) < MEASURE_SHARE]
     min_leaf = max(MIN_LEAF, min_support)
     # a role section holds at least half an even share of the pool: six application papers of 620
     # are no section ('Applications' with 'Medicine' and 'Finance' of two papers each)
@@ -163,12 +165,18 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
             subs = [{"title": name, "terms": [], "source": "role:domain", "rows": _central_order(vectors, members)[0]}
                     for name, members in _domain_groups(rows, ids, papers, topic, n_subsections)]
         else:
-            subs = _phrase_subsections("", rows, plain, vectors, n_subsections=n_subsections, topic=topic, taken=taken)
-            if len(subs) <= 1 and role in KIND_NAMED_ROLES:  # one subsection: named by what its papers are
-                lone = subs[0] if subs else {"title": "", "terms": [], "source": "role:kinds", "rows": rows}
+            # what benchmarks evaluate is a task ('instruction following', 'logical reasoning'): a part of
+            # an evaluation section, as it is no method family
+            usable = evaluated if role == EVALUATION else plain
+            subs = _phrase_subsections("", rows, usable, vectors, n_subsections=n_subsections, topic=topic, taken=taken)
+            phrases = [sub for sub in subs if sub["source"] == "concepts"]
+            if not phrases and role in KIND_NAMED_ROLES:  # no phrase: one subsection named by what its papers are
+                lone = {"title": "", "terms": [], "source": "role:kinds", "rows": rows}
                 subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
-            elif len(subs) <= 1 and role == FOUNDATIONS:
+            elif len(phrases) <= 1 and role == FOUNDATIONS:
                 subs = _foundation_parts(rows, ids, papers, vectors)
+            else:
+                subs = kind_named(subs, ids, papers, topic=topic, taken=taken)
         if not subs:  # no phrase organises its papers: they stay in the pool, under no heading
             continue
         taken |= {normalize_title(title)} | {normalize_title(sub["title"]) for sub in subs}
@@ -215,7 +223,10 @@ def _phrase_subsections(key: str, rows: list[int], concepts: list[Concept], vect
                                taken=taken) or \
         place_subsections(key, rows, inside, vectors, k=n_subsections, min_support=FLAT_LEAF, topic=topic,
                           taken=taken)
-    return [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in placed]
+    # each phrase holds the papers naming it; the rest one subsection named later by their kinds (205
+    # benchmark papers sat under "Mathematical Reasoning", 14 of them about it: c27j)
+    subs, rest = named_subsections(placed)
+    return subs + [{"title": "", "terms": [], "source": "role:kinds", "rows": rest}] * bool(subs and rest)
 
 
 def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[str, dict], concepts: list[Concept],
@@ -232,6 +243,8 @@ def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[st
         if len(subs) <= 1:  # no phrase divides it: one subsection named by what its papers are ...
             lone = subs[0] if subs else {"title": "", "terms": [], "source": "role:kinds", "rows": members}
             subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
+        else:  # ... or its phrases, and the papers naming none by their kinds
+            subs = kind_named(subs, ids, papers, topic=topic, taken=taken)
         # ... or, with no such name free, by the part itself: a listed part is never an empty section
         # (a c26k reader: "the 'Node Classification' section is empty")
         subs = subs or [{"title": heading, "terms": [], "source": "asked", "rows": members}]
