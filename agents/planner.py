@@ -20,6 +20,7 @@ from ..models import normalize_title
 from ..prompts import render_prompt
 from ..sanitize import untrusted
 from .deps import LOCAL_DRAFTS_SKIPPED, GenerationDeps, drafts_enabled, guarded_call
+from .digest import survey_focus
 from .schemas import HeadingDraft, plan_max_tokens, sections_schema, subsections_schema
 from .outline.floor import build_outline_floor
 from .outline.vectors import floor_inputs
@@ -93,7 +94,9 @@ def prompt_title_keys(papers: list[dict]) -> set[str]:
     keys = set()
     for paper in papers:
         title = str(paper.get("title") or "")
-        keys |= {normalize_title(title), *(normalize_title(part) for part in title.split(":", 1))}
+        # what a survey's title says it surveys ("A Survey on Efficient Inference for LLMs") is copied too
+        keys |= {normalize_title(title), normalize_title(survey_focus(title)),
+                 *(normalize_title(part) for part in title.split(":", 1))}
     return {k for k in keys if len(k.split()) >= 2}
 
 
@@ -189,8 +192,8 @@ def plan_sections(state: dict, deps: GenerationDeps) -> dict:
         outcome = guarded_call("plan_sections", lambda: deps.clients.planner.structured(
             prompt, sections_schema(n), node="plan_sections", max_tokens=plan_max_tokens(n)))
         if outcome.ok:
-            kept, rejected = checked_entries(outcome.value.sections, n, topic=topic, taken=set(),
-                                             prompt_titles=prompt_title_keys(papers))
+            shown = prompt_title_keys(papers) | prompt_title_keys(_demo_views(demos, 2))
+            kept, rejected = checked_entries(outcome.value.sections, n, topic=topic, taken=set(), prompt_titles=shown)
         update["failures"] += [outcome.failure] if outcome.failure else []
         update["budget_exhausted"] = outcome.budget_exhausted
     if len(kept) < n:
@@ -238,17 +241,22 @@ def _plan_one_section(section: dict, state: dict, deps: GenerationDeps, memory: 
         if settings.outline_demos == "related":  # only a model reads them: the floor learns from the KB
             demos, _ = _demo_outlines(deps, section["query"], k=2)
         papers = _paper_views(memory, ids)
+        views = _demo_views(demos, 2)
         prompt = render_prompt(
             "gen_plan_subsections", topic=as_data(state["topic"], 200),
             section={k: as_data(section[k], 300) for k in ("title", "description")},
-            demos=_demo_views(demos, 2), papers=papers, n_subsections=n_sub,
+            demos=views, papers=papers, n_subsections=n_sub,
         )
         outcome = guarded_call("plan_subsections", lambda: deps.clients.planner.structured(
             prompt, subsections_schema(n_sub), node="plan_subsections",
             max_tokens=plan_max_tokens(n_sub)), item=section["id"])
         if outcome.ok:
             kept, rejected = checked_entries(outcome.value.subsections, n_sub, topic=state["topic"],
-                                             taken=set(taken), prompt_titles=prompt_title_keys(papers),
+                                             # a related survey's title names another survey, not a part of this
+                                             # one (the 270M model offered "Efficient Inference for Large Language
+                                             # Models" as a subsection of a RAG survey)
+                                             taken=set(taken), prompt_titles=prompt_title_keys(papers) |
+                                             prompt_title_keys(views),
                                              parent=section["title"])
         result["failure"], result["budget"] = outcome.failure, outcome.budget_exhausted
     if len(kept) < n_sub:

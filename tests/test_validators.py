@@ -135,3 +135,19 @@ def test_plural_variant_of_a_taken_heading_is_a_duplicate():
 
     assert "duplicate of another heading" in validate_heading("Knowledge Graphs", topic="RAG", taken={"knowledge graph"})
     assert validate_heading("Process Mining", topic="RAG", taken={"knowledge graph"}) == []
+
+
+def test_a_related_surveys_title_is_no_heading_of_this_survey():
+    """The 270M model offered "Efficient Inference for Large Language Models", the title of a related
+    survey its prompt showed, as a subsection of a RAG survey; it was kept and the survey read 5 works."""
+    from surveygraph.agents.planner import _demo_views, checked_entries, prompt_title_keys
+
+    demos = [{"title": "A Survey on Efficient Inference for Large Language Models",
+              "entries": [{"level": 1, "title": "Model Compression"}]}]
+    shown = prompt_title_keys(_demo_views(demos, 2))
+    kept, rejected = checked_entries([{"title": "Efficient Inference for Large Language Models"},
+                                      {"title": "Dense Passage Retrieval"}], 2,
+                                     topic="Retrieval-Augmented Generation for Large Language Models", taken=set(),
+                                     prompt_titles=shown, parent="Methods for Retrieval-Augmented Generation")
+    assert [k["title"] for k in kept] == ["Dense Passage Retrieval"]
+    assert rejected and rejected[0]["title"] == "Efficient Inference for Large Language Models"
