@@ -95,6 +95,10 @@ def test_a_topic_typed_as_a_question_heads_no_section():
     assert role_heading(EVALUATION, "making large language model inference faster") == "Benchmarks and Evaluation"
     assert role_heading(EVALUATION, "Safety in Large Language Models") == \
         "Benchmarks and Evaluation of Safety in Large Language Models"
+    # a subject headed by the role's own word (c27q: "Benchmarks and Evaluation of Safety Evaluation Benchmarks")
+    assert role_heading(EVALUATION, "safety evaluation benchmarks for large language models") == \
+        "Safety Benchmarks and Evaluation"
+    assert role_heading(EVALUATION, "code generation benchmarks") == "Code Generation Benchmarks and Evaluation"
 
 
 def test_a_topic_typed_as_a_task_to_do_heads_no_section():

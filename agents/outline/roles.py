@@ -170,9 +170,16 @@ def role_heading(role: str, topic: str) -> str:
         return {APPLICATIONS: "Application Domains"}.get(role, label)
     # A topic that opens with the role's own word ("Evaluation of LLMs") is not repeated after it:
     # "Benchmarks and Evaluation of Large Language Models", not "... Evaluation of Evaluation of ...".
+    own = {w.lower().rstrip("s") for w in label.split()} - {"and"}
     opening = re.match(r"(\w+?)s?\s+(?:of|for|in|on)\s+(.+)", subject)
-    if opening and opening.group(1).lower() in {w.lower().rstrip("s") for w in label.split()}:
+    if opening and opening.group(1).lower() in own:
         subject = opening.group(2)
+    # a subject headed by the role's word keeps only its other words, before the label: "Safety
+    # Benchmarks and Evaluation", not "Benchmarks and Evaluation of Safety Evaluation Benchmarks" (c27q)
+    words = subject.split()
+    if words and words[-1].lower().rstrip("s") in own:
+        rest = [w for w in words if w.lower().rstrip("s") not in own]
+        return f"{title_case(' '.join(rest))} {label}" if rest else label
     return f"{label} of {title_case(subject)}"
 
 
