@@ -19,9 +19,12 @@ fit the topic"). Here:
   papers detect both, a coordination of targets, not of parts of the survey).
 
 Each part's heading is a phrase, never a bare word: a multiword part as typed, an acronym by its
-expansion, a single word by the modifier the list shares ("jailbreak attacks and defenses" ->
-"Jailbreak Defenses") or by what the colon introduced ("Benchmarks for Evaluating Large Language
-Models"); a part that gets none of these leaves the topic to the taxonomy.
+expansion, single words sharing the first part's action by the action's noun ("reducing the memory
+and latency of ..." -> "Memory Reduction", "Latency Reduction"), a single word by the modifier the
+list shares when the pool's texts say them together ("jailbreak attacks and defenses" -> "Jailbreak
+Defenses"; "red teaming and guardrails": nobody says "red guardrails") or by what the list is for
+("Benchmarks for Evaluating Large Language Models", "Guardrails for Safe Large Language Models");
+a part that gets none of these leaves the topic to the taxonomy.
 """
 
 from __future__ import annotations

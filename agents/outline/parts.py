@@ -112,10 +112,19 @@ def place_subsections(section_key: str, rows: list[int], concepts: list[Concept]
     return [(c, g) for c, g in zip(chosen, place_rows(rows, chosen, vectors)) if g]
 
 
+OTHER_WORK = "other"  # the source of a section's subsection of its papers no subsection phrase names
+
+
+def other_work_title(section_title: str) -> str:
+    return f"Other Work on {section_title}"
+
+
 def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], vectors: np.ndarray, *,
                    n_subsections: int, topic: str, taken: set[str]) -> dict | None:
     """A method section headed by one phrase, its subsections the phrases within its papers that
-    organise a twentieth of them, two at least (None when there is none)."""
+    organise a twentieth of them, each holding the papers naming it, and "Other Work on <phrase>" for
+    the section's papers no subsection names; with no such phrase, one subsection of the papers naming
+    the section's phrase (None when fewer than FLAT_LEAF do)."""
     placed = place_subsections(concept.key, rows, phrases, vectors, k=n_subsections,
                                min_support=max(2, round(SUB_SHARE * len(rows))), topic=topic, taken=taken)
     if not placed:
@@ -138,14 +147,8 @@ def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], ve
             "subs": subs}
 
 
-OTHER_WORK = "other"  # the source of a section's subsection of its papers no subsection phrase names
-
-
-def other_work_title(section_title: str) -> str:
-    return f"Other Work on {section_title}"
-
-
-def named_subsections(placed: list[tuple[Concept, list[int]]], extra: dict | None = None) -> tuple[list[dict], list[int]]:
+def named_subsections(placed: list[tuple[Concept, list[int]]],
+                      extra: dict | None = None) -> tuple[list[dict], list[int]]:
     """Subsections of the phrases ``placed`` holding the papers that name them, and the papers left
     over. Placed by nearness, those had filled the subsections: 'Lymphoma Diagnosis' held 12 papers
     of a ViT survey, two of them about lymphoma, and its blind reader wrote that the headings do not
