@@ -70,7 +70,9 @@ def reader_standing(panels: Path = PANELS) -> str | None:
         last += panel["ranking"][-1] == "surveygraph"
     commit = rows[0].get("ours", {}).get("commit", "")
     which = f"the offline default at {commit}" if commit else "the offline default on topics as users phrase them"
-    return (f"blind readers (reader panels {version.name}, {which}, {len(rows)} topics): "
+    # a c-version may read one phrasing twice (before and after a change): it counts panels, not topics
+    unit = "panels" if version.name.startswith("c") else "topics"
+    return (f"blind readers (reader panels {version.name}, {which}, {len(rows)} {unit}): "
             f"its surveys scored {sum(ours) / len(ours):.2f} on average ({min(ours):.2f}-{max(ours):.2f}) "
             f"against {sum(others) / len(others):.2f} for the four SurveyBench systems' drafts, last on {last} "
-            f"of {len(rows)} topics (their reasons: benchmarks/results/reader_panels.md)")
+            f"of {len(rows)} {unit} (their reasons: benchmarks/results/reader_panels.md)")
