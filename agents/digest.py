@@ -165,15 +165,17 @@ def stated_contributions(abstract: str) -> list[str]:
     """The sentences in which an abstract's authors say what they create or examine ("To X, we
     propose Y", "This paper studies Z"): what the work is about, where its other sentences give
     background, baselines and results ("ViTs outperform CNNs")."""
-    found = []
-    for raw in split_sentences(abstract or ""):
-        text = raw.strip()
-        for _ in range(2):
-            text = _LEAD_CONNECTIVE.sub("", text, count=1)
-        text = _LEAD_CLAUSE.sub("", text, count=1)
-        if _CONTRIBUTION.match(text[:1].upper() + text[1:]):
-            found.append(raw)
-    return found
+    return [raw for raw in split_sentences(abstract or "") if _CONTRIBUTION.match(_clause_text(raw))]
+
+
+def _clause_text(raw: str) -> str:
+    """A sentence without its leading connectives and purpose clause ("However, to X, we ..."),
+    capitalised, as _CONTRIBUTION reads it."""
+    text = raw.strip()
+    for _ in range(2):
+        text = _LEAD_CONNECTIVE.sub("", text, count=1)
+    text = _LEAD_CLAUSE.sub("", text, count=1)
+    return text[:1].upper() + text[1:]
 
 
 def contribution(sentences: list[str], names: list[str]) -> Contribution | None:
@@ -184,11 +186,7 @@ def contribution(sentences: list[str], names: list[str]) -> Contribution | None:
 
 def _contribution(sentences: list[str], names: list[str], verbs: set[str]) -> Contribution | None:
     for raw in sentences:
-        text = raw.strip()
-        for _ in range(2):
-            text = _LEAD_CONNECTIVE.sub("", text, count=1)
-        text = _LEAD_CLAUSE.sub("", text, count=1)
-        text = text[:1].upper() + text[1:]
+        text = _clause_text(raw)
         match = _CONTRIBUTION.match(text)
         if match and VERB_BASE[match.group("verb").lower()] not in verbs:
             continue

@@ -272,14 +272,15 @@ def _acronym_duplicates(concepts: dict[str, Concept]) -> set[str]:
 
 def concept_score(concept: Concept, rows: set[int] | None = None) -> float:
     """How well the phrase organises ``rows`` (all rows when None): weighted support, times the
-    literature's use of it as a heading, times the share of its papers naming it in the title."""
+    literature's use of it as a heading, times the share of its papers about it (naming it in the
+    title or where the abstract states the contribution, Concept.about)."""
     weight = concept.weight(rows)
     support = len(concept.support if rows is None else concept.support & rows)
     if not support:
         return 0.0
-    title_share = len(concept.about(rows)) / support  # about it (title, stated contribution), not only naming it
+    about_share = len(concept.about(rows)) / support
     specific = min(math.log2(1.0 + concept.lift), 6.0) / 6.0
-    return weight * (1.0 + math.log1p(concept.prior)) * (1.3 if concept.related else 1.0) * (0.5 + title_share) * specific
+    return weight * (1.0 + math.log1p(concept.prior)) * (1.3 if concept.related else 1.0) * (0.5 + about_share) * specific
 
 
 def overlapping_words(a: str, b: str) -> bool:
