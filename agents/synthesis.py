@@ -43,6 +43,7 @@ from .facets import NO_KNOWN_NAMES, KnownNames, paper_facets
 from .grouping import phrase_users
 from .lines import cites, contrast_sentences, lead_sentence, similar_pairs, trait_sentence, work_lines
 from .outline.headings import is_name
+from .outline.parts import OTHER_WORK_PREFIX
 from .outline.names import keyphrase_analyzer, surface_forms
 from .outline.names import topic_words  # noqa: E402  (kept beside the names it completes)
 from .text import and_list, count_words, in_sentence
@@ -70,6 +71,10 @@ def opening_sentence(title: str, papers: Sequence[dict], *, list_works: bool) ->
     2026", said in every subsection, as the mark of a template."""
     noun = "work" if len(papers) == 1 else "works"
     listing = f": {_listing(papers, range(1, len(papers) + 1))}" if list_works else ""
+    # "Other Work on X" holds a section's further works on X ("reviews eight works on other work on
+    # harmful content" was read in a c27 draft)
+    if title.startswith(OTHER_WORK_PREFIX):
+        title, noun = title[len(OTHER_WORK_PREFIX):], f"further {noun}"
     return f"This subsection reviews {count_words(len(papers))} {noun} on {theme_phrase(title)}{listing}."
 
 

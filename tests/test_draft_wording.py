@@ -178,3 +178,15 @@ def test_a_shared_phrase_leads_one_pair_of_a_paragraph_only(shared_data):
     assert len(works) >= 4
     said = contrast_sentences(works, shared=lambda a, b: ("KV cache compression", True))
     assert sum(s.startswith("Both address KV cache compression") for s in said) == 1, said
+
+
+def test_other_work_subsections_open_as_further_works_on_their_section():
+    """c27q: "This subsection reviews eight works on other work on harmful content"."""
+    from surveygraph.agents.outline.parts import other_work_title
+    from surveygraph.agents.synthesis import opening_sentence
+
+    papers = [{"title": f"Paper {i}", "authors": ["A. Author"]} for i in range(8)]
+    assert opening_sentence(other_work_title("Harmful Content"), papers, list_works=False) == \
+        "This subsection reviews eight further works on harmful content."
+    assert opening_sentence("Token Pruning", papers[:3], list_works=False) == \
+        "This subsection reviews three works on token pruning."

@@ -115,8 +115,11 @@ def place_subsections(section_key: str, rows: list[int], concepts: list[Concept]
 OTHER_WORK = "other"  # the source of a section's subsection of its papers no subsection phrase names
 
 
+OTHER_WORK_PREFIX = "Other Work on "
+
+
 def other_work_title(section_title: str) -> str:
-    return f"Other Work on {section_title}"
+    return f"{OTHER_WORK_PREFIX}{section_title}"
 
 
 def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], vectors: np.ndarray, *,
