@@ -27,6 +27,11 @@ from .text import and_list, count_words
 KIND_LINES = {"survey": "surveys and reviews", "benchmark": "benchmarks and datasets", "study": "empirical studies"}
 KIND_LEADS = {"survey": "Among the surveys and reviews {cites}, ", "benchmark": "Among the benchmarks and datasets {cites}, ",
               "study": "Among the empirical studies {cites}, "}
+# The same line said as a sentence of its own, when no contrast follows the lead-in: "Among the
+# empirical studies [59, 60]." stood alone in a c27q draft.
+KIND_SENTENCES = {"survey": "{Several} works {cites} are surveys or reviews.",
+                  "benchmark": "{Several} works {cites} contribute benchmarks or datasets.",
+                  "study": "{Several} works {cites} are empirical studies."}
 # Rotated so that a subsection with several lines does not repeat one frame. A count is said for two
 # works only: "Four works all deal with X [1, 2, 3, 4]" restates the citation list, and blind readers
 # quoted such tallies as the mark of a machine-assembled text.
@@ -109,6 +114,12 @@ def lead_sentence(line: WorkLine, turn: int, first: bool = False) -> str:
     if first:
         text = text.replace("Another line of work", "One line of work").replace("Another group", "One group")
     return text + "."
+
+
+def kind_line_sentence(line: WorkLine) -> str:
+    """A kind-of-contribution line as a whole sentence ("Two works [59, 60] are empirical studies.")."""
+    several = "Two" if len(line.keys) == 2 else "Several"
+    return KIND_SENTENCES[line.lead_kind].format(Several=several, cites=cites(line.keys))
 
 
 def similar_pairs(works: list[Digest], vectors: dict[int, np.ndarray]) -> list[Digest]:

@@ -41,7 +41,8 @@ from .comparison import evaluation_sentences, kind_sentence, uniform_kind, works
 from .digest import Digest, digest, own_subject
 from .facets import NO_KNOWN_NAMES, KnownNames, paper_facets
 from .grouping import phrase_users
-from .lines import cites, contrast_sentences, lead_sentence, similar_pairs, trait_sentence, work_lines
+from .lines import (cites, contrast_sentences, kind_line_sentence, lead_sentence, similar_pairs, trait_sentence,
+                    work_lines)
 from .outline.headings import is_name
 from .outline.parts import OTHER_WORK_PREFIX
 from .outline.names import keyphrase_analyzer, surface_forms
@@ -215,7 +216,7 @@ def _line_paragraph(line, turn: int, reading: Reading) -> list[str]:
         first = contrasts[0]  # "..., Both involve X:" -> "..., two involve X:"
         out, contrasts = [lead + ("two " + first[5:] if first.startswith("Both ") else first)], contrasts[1:]
     else:
-        out = [lead if lead.endswith(".") else lead.rstrip(", ") + "."]
+        out = [kind_line_sentence(line) if line.kind == "kind" else lead]
         gaps = [g for g in (reading.statements.get(w.key, "gap") for w in members) if g is not None]
         if gaps:
             out.append(_said(gaps[0], reading.papers, "gap"))

@@ -190,3 +190,22 @@ def test_other_work_subsections_open_as_further_works_on_their_section():
         "This subsection reviews eight further works on harmful content."
     assert opening_sentence("Token Pruning", papers[:3], list_works=False) == \
         "This subsection reviews three works on token pruning."
+
+
+def test_a_line_of_one_kind_of_work_is_a_whole_sentence_when_no_contrast_follows(shared_data):
+    """c27q: "Among the empirical studies [59, 60]. Marx and Dunaiski [59] note that ..." - the
+    lead-in of a kind-of-work line stood alone as a sentence when no contrast of the two followed."""
+    from surveygraph.agents.lines import WorkLine, kind_line_sentence
+    from surveygraph.agents.synthesis import synthesize
+
+    from test_outline_taxonomy import _corpus_rows
+
+    assert kind_line_sentence(WorkLine("kind", "empirical studies", [2, 1], lead_kind="study")) == \
+        "Two works [1, 2] are empirical studies."
+    want = ["2605.18239", "2509.00544", "2605.29068", "2603.02588", "2506.15734", "2606.15396", "2605.17173"]
+    rows = {r["paper_id"]: r for r in _corpus_rows(shared_data, lambda r: r["arxiv_id"] in want, len(want))}
+    papers = [rows[f"arxiv:{i}"] for i in want if f"arxiv:{i}" in rows]
+    assert len(papers) == len(want)
+    text = synthesize("Other Work on Safety Guardrails", papers,
+                      topic="safety evaluation benchmarks for large language models")
+    assert not re.search(r"\bAmong the [\w ]+ \[[\d, ]+\]\.", text), text
