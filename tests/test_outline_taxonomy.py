@@ -376,8 +376,12 @@ def test_papers_under_no_heading_get_a_section_of_their_own_only_when_the_survey
         return [{"title": "A", "role": "methods", "rows": [0, 1], "subs": [{"terms": [], "source": "concepts", "rows": [0, 1]}]},
                 {"title": "B", "role": "methods", "rows": [2, 3], "subs": [{"terms": [], "source": "concepts", "rows": [2, 3]}]}]
 
-    assert _place_the_rest(outline(), ids, papers, vectors, topic="lidar detection", taken=set(), min_placed=4) == outline()
-    placed = _place_the_rest(outline(), ids, papers, vectors, topic="lidar detection", taken=set(), min_placed=60)
+    def place(min_placed):
+        return _place_the_rest(outline(), ids, papers, vectors, [], topic="lidar detection", taken=set(),
+                               min_placed=min_placed, n_subsections=3)
+
+    assert place(4) == outline()
+    placed = place(60)
     assert placed[:2] == outline()  # the phrase sections keep their papers, and only them
     further = placed[2]
     assert sorted(further["rows"]) == [4, 5, 6, 7] and further["source"] == "role:kinds"
@@ -562,3 +566,27 @@ def test_a_listed_part_is_headed_as_a_phrase_of_the_field_not_as_the_words_typed
     abstracts = ["We red team models to find harmful outputs."] * 6 + ["We build guardrails that block harmful outputs."] * 6
     parts = asked_parts("red teaming and guardrails for safe large language models", titles, abstracts, min_size=3)
     assert [heading for heading, _, _ in parts] == ["Red Teaming", "Guardrails for Safe Large Language Models"]
+
+
+def test_a_family_s_subsections_hold_the_papers_naming_them(shared_data):
+    """Families (a phrase over two narrower ones) placed every paper under the nearest subsection:
+    'Sparse Autoencoders' held 52 papers of an LLM-interpretability pool, 5 of them about sparse
+    autoencoders. Now every phrase subsection, in a family, a split or the further works, holds only
+    papers that name it; the family's other papers naming the family go under 'Other Work on ...'."""
+    papers = _corpus_papers(shared_data, re.compile(r"interpretab|attribution|sparse autoencoder|explainab", re.I), 400)
+    ids, by_id = [p["paper_id"] for p in papers], {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    outline = build_outline_floor("Interpretability of Large Language Models", ids, by_id, vectors, n_sections=5,
+                                  n_subsections=3, encode=encode)
+    # (a subsection two duplicate phrases were merged into names one of them)
+    phrases = [(s["title"], sub) for s in outline for sub in s["subsections"]
+               if sub["source"] == "concepts" and not sub.get("merged")]
+    assert len(phrases) >= 3, [(s["title"], [x["title"] for x in s["subsections"]]) for s in outline]
+    assert all(sub["named"] == len(sub["paper_ids"]) for _, sub in phrases), \
+        [(t, sub["title"], sub["named"], len(sub["paper_ids"])) for t, sub in phrases]
+    for section in outline:
+        others = [sub for sub in section["subsections"] if sub["title"].startswith("Other Work on ")]
+        for sub in others:
+            assert sub["title"] == f"Other Work on {section['title']}"
+            assert all(about_heading(section["title"], f"{by_id[p]['title']}. {by_id[p]['abstract']}")
+                       for p in sub["paper_ids"]), sub["title"]

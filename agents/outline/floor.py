@@ -189,7 +189,8 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
                                        taken=taken)
     sections = merge_duplicate_subsections(merge_duplicate_sections(sections, topic), topic)
     sections = move_subsections_named_as_sections(sections, topic)
-    sections = _place_the_rest(sections, ids, papers, vectors, topic=topic, taken=taken, min_placed=min_placed)
+    sections = _place_the_rest(sections, ids, papers, vectors, plain, topic=topic, taken=taken, min_placed=min_placed,
+                               n_subsections=n_subsections)
     order = learn_roles(demos or [])[0]
     # within a role, the parts the topic lists first, in its order, then larger sections first; the
     # papers no heading named come after the method sections
@@ -254,8 +255,9 @@ def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[st
     return sections
 
 
-def _place_the_rest(sections: list[dict], ids: list[str], papers: dict[str, dict], vectors: np.ndarray, *,
-                    topic: str, taken: set[str], min_placed: int) -> list[dict]:
+def _place_the_rest(sections: list[dict], ids: list[str], papers: dict[str, dict], vectors: np.ndarray,
+                    concepts: list[Concept], *, topic: str, taken: set[str], min_placed: int,
+                    n_subsections: int) -> list[dict]:
     """When the headings hold fewer than ``min_placed`` papers (the survey's citation target), the
     pool's papers under no heading get a section of their own, named by the kinds of work they are
     ("Further Methods and Empirical Studies"). Phrase sections hold only the papers naming their
@@ -277,8 +279,17 @@ def _place_the_rest(sections: list[dict], ids: list[str], papers: dict[str, dict
     if validate_heading(title, topic=topic, taken=taken):
         return sections
     taken.add(normalize_title(title))
+    # parted as a role section is, by the phrases its papers' titles use, each holding the papers
+    # naming it: 108 further works of an interpretability pool hold token and data attribution lines
+    trial = set(taken)
+    subs = _phrase_subsections("", rows, concepts, vectors, n_subsections=n_subsections, topic=topic, taken=trial)
+    if any(part["source"] == "concepts" for part in subs):
+        taken |= trial
+        subs = kind_named(subs, ids, papers, topic=topic, taken=taken)
+    else:
+        subs = [{**sub, "title": sub["title"] or title}]
     return sections + [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:kinds", "further": True,
-                        "subs": [{**sub, "title": sub["title"] or title}]}]
+                        "subs": subs}]
 
 
 # The foundations section holds the pool's surveys and its analyses (roles.paper_role: 'survey',

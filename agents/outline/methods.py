@@ -10,8 +10,8 @@ import numpy as np
 from ...models import normalize_title
 from .concepts import Concept, PhraseIndex, fit, select_concepts
 from .headings import validate_heading
-from .parts import (FLAT_LEAF, MIN_LEAF, SUB_SHARE, fallback_method_title, named_concepts, named_subsections, normalise,
-                    phrase_section, place_subsections)
+from .parts import (FLAT_LEAF, MIN_LEAF, OTHER_WORK, SUB_SHARE, fallback_method_title, named_concepts,
+                    named_subsections, normalise, other_work_title, phrase_section, place_subsections)
 from .roles import METHODS, is_system_name
 from .taxonomy import MEASURE_SHARE, MIN_TITLES, TASK_SHARE, choose_families, nameable, place_rows, titled
 
@@ -47,9 +47,7 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
                                     [c for c in left if titled(c, scope, min_titles)], vectors,
                                     n_families=n_methods - len(families), n_subsections=n_subsections,
                                     min_leaf=leaf_size, taken=taken, valid=valid)
-    sections = [{"title": f.name.title(), "key": f.name.key, "role": METHODS, "rows": f.rows, "source": "concepts",
-                 "subs": [{"title": c.title(), "terms": [c.key], "source": "concepts", "rows": g} for c, g in f.subs]}
-                for f in families]
+    sections = [s for s in (_family_section(f, topic=topic, taken=taken) for f in families) if s]
     phrases = [c for c in usable if titled(c, scope, 1)]
     sections = _split_families(sections, {c.key: c for c in usable}, phrases, vectors, n_methods=n_methods,
                                n_subsections=n_subsections, min_leaf=min_leaf, topic=topic, taken=taken)
@@ -109,6 +107,30 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     return [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:methods", "subs": subs}]
 
 
+def _family_section(family, *, topic: str, taken: set[str]) -> dict | None:
+    """A family's section: each subsection holds the papers naming its phrase, as a phrase section's
+    do (parts.named_subsections); the family's papers naming only the family's own phrase go under
+    "Other Work on <family>"; those naming neither are no part of it (free for a section of their own,
+    or read only when the survey needs more works). Placed by nearness, 'Sparse Autoencoders' held 52
+    papers of an LLM-interpretability pool, 5 of them about sparse autoencoders."""
+    subs, unnamed = named_subsections(family.subs)
+    placed = {c.key: g for c, g in family.subs}
+    for sub in subs:  # where nearness placed the family's papers: what a split into sections parts
+        sub["placed"] = placed[sub["terms"][0]]
+    own = [r for r in unnamed if fit(family.name, r)]
+    if not subs:  # no phrase of the family names enough of its papers: the family's phrase alone
+        return {"title": family.name.title(), "key": family.name.key, "role": METHODS, "rows": own,
+                "source": "concepts", "subs": [{"title": family.name.title(), "terms": [family.name.key],
+                                                "source": "concepts", "rows": own}]} if len(own) >= FLAT_LEAF else None
+    title = other_work_title(family.name.title())
+    if len(own) >= FLAT_LEAF and not validate_heading(title, topic=topic, taken=taken):
+        taken.add(normalize_title(title))
+        subs.append({"title": title, "terms": [], "source": OTHER_WORK, "rows": own})
+    rows = list(dict.fromkeys(r for sub in subs for r in sub["rows"]))
+    return {"title": family.name.title(), "key": family.name.key, "role": METHODS, "rows": rows, "source": "concepts",
+            "subs": subs}
+
+
 def _section_terms(section: dict) -> list[str]:
     """The phrase keys a method section is headed and parted by."""
     return [section["key"], *(t for sub in section["subs"] for t in sub["terms"])]
@@ -135,8 +157,8 @@ def _split_families(sections: list[dict], concepts: dict[str, Concept], phrases:
         if len(own) >= min_leaf:  # the name organises papers of its own: a family, not a union
             continue
         trial = set(taken)
-        parts = [phrase_section(by_key[sub["terms"][0]], sub["rows"], phrases, vectors, n_subsections=n_subsections,
-                                topic=topic, taken=trial) for sub in family["subs"]]
+        parts = [phrase_section(by_key[sub["terms"][0]], sub.get("placed", sub["rows"]), phrases, vectors,
+                                n_subsections=n_subsections, topic=topic, taken=trial) for sub in family["subs"]]
         if all(parts):
             taken |= trial
             at = sections.index(family)
@@ -183,6 +205,7 @@ def split_large_subsections(sections: list[dict], concepts: list[Concept], vecto
     two MIN_LEAF-paper leaves or more, into the phrases that organise a twentieth of its papers
     ('Benchmarks, Datasets and Methods' of 130 papers into the benchmarks' own problems). Domain
     subsections (applications) stay whole: their names are their domains."""
+    by_key = {c.key: c for c in concepts}
     for section in sections:
         for _ in range(n_subsections):
             large = [sub for sub in section["subs"] if sub["source"] != "role:domain" and not sub.get("split")
@@ -205,8 +228,15 @@ def split_large_subsections(sections: list[dict], concepts: list[Concept], vecto
                 continue
             taken |= trial
             at = section["subs"].index(sub)
-            # the papers naming none of the new phrases keep the heading they had
-            section["subs"][at:at + 1] = parts + ([{**sub, "rows": rest}] if rest else [])
+            # the papers naming none of the new phrases keep the heading they had when they name it (a
+            # kinds-named subsection's, always); in a phrase section the others are its other work
+            # ('Sparse Autoencoders' kept 44 papers after its split, 5 of them about it)
+            concept = by_key.get(key)
+            kept = [r for r in rest if concept is None or not section.get("key") or fit(concept, r)]
+            others = [r for r in rest if r not in set(kept)]
+            section["subs"][at:at + 1] = parts + ([{**sub, "rows": kept}] if kept else []) + (
+                [{"title": other_work_title(section["title"]), "terms": [], "source": OTHER_WORK, "rows": others}]
+                if others else [])
     return sections
 
 
