@@ -590,3 +590,20 @@ def test_a_family_s_subsections_hold_the_papers_naming_them(shared_data):
             assert sub["title"] == f"Other Work on {section['title']}"
             assert all(about_heading(section["title"], f"{by_id[p]['title']}. {by_id[p]['abstract']}")
                        for p in sub["paper_ids"]), sub["title"]
+
+
+@pytest.mark.parametrize("topic, pattern, parts", [
+    ("denoising diffusion models for image and video generation", r"diffusion", ["Image Generation", "Video Generation"]),
+    ("camera and LiDAR fusion for 3D object detection in self-driving", r"lidar", []),
+])
+def test_a_word_before_a_phrase_shares_its_head_unless_the_field_says_the_two_together(shared_data, topic, pattern,
+                                                                                        parts):
+    """'image and video generation' lists image generation and video generation; 'camera and LiDAR
+    fusion' is one fusion of both, which the papers write 'camera-LiDAR fusion', and its first word
+    read as a part of its own headed a section 'Camera for 3D Object Detection'."""
+    from surveygraph.agents.outline.asked import asked_parts
+
+    papers = _corpus_rows(shared_data, lambda row: re.search(pattern, f"{row['title']} {row['abstract']}", re.I)
+                          is not None and re.search(r"generat|detect|fusion", row["abstract"], re.I) is not None, 300)
+    found = asked_parts(topic, [p["title"] for p in papers], [p["abstract"] for p in papers], min_size=5)
+    assert [heading for heading, _, _ in found] == parts
