@@ -213,8 +213,8 @@ def fixes_a_limitation(text: str) -> bool:
 
 # A sentence whose verbs say what the work achieves ("by surfacing failure modes, X offers ...") is a
 # contribution unless it also turns to what remains ("however", "remains", "future work").
-_ACHIEVES = re.compile(r"\b(?:offers?|enables?|provides?|achiev\w*|improv\w*|outperform\w*|surpass\w*|delivers?|"
-                       r"facilitat\w*|supports?|allows?|ensures?)\b", re.I)
+_ACHIEVES = re.compile(r"\b(?:offers?|enables?|provides?|achiev\w*|improv\w*|enhanc(?:e|es|ed|ing)|outperform\w*|surpass\w*|"
+                       r"delivers?|facilitat\w*|supports?|allows?|ensures?)\b", re.I)
 _STILL_OPEN = re.compile(r"\b(?:however|but|yet|remains?|still|cannot|fails?|future|open|limitations?|not yet)\b", re.I)
 
 
@@ -226,7 +226,10 @@ _CONTRIBUTES = re.compile(r"\b(?:we|they)\s+(?:\w+ly\s+|also\s+|further\s+)?(?:i
 # offers (a map of open questions) names no problem; the cue inside it is no limitation
 _POINTS_AHEAD = re.compile(r"\b(?:surfac|identif|outlin|highlight|discuss|summari[sz]|provid|offer|lay|lays|pav|inform|"
                            r"guid|foundation for|groundwork for|basis for|way for)\w*\b[^.;]{0,60}?\b(?:open (?:questions?|"
-                           r"challenges?|problems?)|future (?:work|research|directions?))", re.I)
+                           r"challenges?|problems?)|future (?:work|research|directions?))"
+                           # ... and the rest of the list ("discuss open challenges and future directions": c28e)
+                           r"(?:\s*(?:,|and|,\s*and)\s*(?:open (?:questions?|challenges?|problems?)|"
+                           r"future (?:work|research|directions?)))*", re.I)
 
 
 # A result stated with a failure word in it is a success: "resolves 40.7% of problems that base models
@@ -238,20 +241,27 @@ _SUCCEEDS = re.compile(r"\b(?:successfully|succeeds? (?:in|at)|(?:resolv|solv)\w
                        # performance degradation", "the gate does not hurt success" filed as limitations)
                        r"(?:less|lower|smaller|reduced|minimal|little|no)\s+(?:[\w-]+\s+){0,2}?(?:degradation|drop|loss)|"
                        r"(?:does|do|did|will|would)\s+not\s+(?:\w+ly\s+)?(?:hurt|harm|degrade|compromise|sacrifice|"
-                       r"impair|undermine)\w*)",
+                       r"impair|undermine)\w*|"
+                       # what a method needs not ("PAPO does not rely on additional data curation", c28i)
+                       r"(?:does|do)\s+not\s+(?:\w+ly\s+)?(?:rely|require|need|depend)\w*)",
                        re.I)
 
 
 # Failures as the thing a method works on ("adjusts sampling based on failure modes", "a failure
 # analysis of agents") name no limitation of the work
-_FAILURE_AS_TOPIC = re.compile(r"\bfailure (?:modes?|cases?|patterns?|types?|analys[ie]s|taxonom\w+)\b", re.I)
+_FAILURE_AS_TOPIC = re.compile(r"\bfailure (?:modes?|cases?|conditions?|patterns?|types?|analys[ie]s|taxonom\w+)\b|"
+                               # recovering from failures is what a method does ("adaptive recovery from tool
+                               # failures", quoted as a limitation by a c28e reader)
+                               r"\brecover\w*\s+from\s+(?:[\w-]+\s+){0,2}?failures?\b", re.I)
 
 
 # The failure of earlier methods told as the foil of a success ("enables robust 4-bit quantization
 # while maintaining safety where previous methods fail", read as a limitation in a v6 panel draft).
 _OTHERS_FAIL = re.compile(r"\b(?:where|which|that|as|while|whereas|in which)?\s*(?:previous|prior|existing|earlier|"
                           r"conventional|baseline|competing|other)\s+(?:\w+\s+){0,3}?(?:fail\w*|struggl\w*|fall short|"
-                          r"cannot|break down)\b", re.I)
+                          r"cannot|break down)\b"
+                          # "... enables reliable reward modeling in regimes where judgment methods fail" (c28g)
+                          r"|\bwhere\s+(?:[\w-]+\s+){1,3}?(?:fail\w*|struggl\w*|fall short|break down)\b", re.I)
 
 
 # Limitations as what a study sorts or annotates ("analyze the sources of non-robustness,
@@ -260,9 +270,15 @@ _OTHERS_FAIL = re.compile(r"\b(?:where|which|that|as|while|whereas|in which)?\s*
 # stated limitations by v11/v12 readers), and limitations as one side of a comparison ("each with
 # distinct advantages and limitations"): the work's subject, not what it leaves open
 _LIMITS_AS_SUBJECT = re.compile(r"\b(?:analy[sz]\w*|categori[sz]\w*|taxonom\w*|distinguish\w*|annotat\w*|"
-                                r"characteri[sz]\w*|catalog\w*|mapping|classif\w*)\b[^.;]{0,80}?\b(?:limitations?|"
+                                r"characteri[sz]\w*|catalog\w*|mapping|classif\w*)\b[^.;]{0,200}?\b(?:limitations?|"
                                 r"failures?|weaknesses|vulnerabilit\w*|non-robustness)\b|\b(?:advantages|strengths|"
                                 r"benefits) and (?:limitations|weaknesses|drawbacks)\b", re.I)
+
+
+# A failure that would happen otherwise is the foil of a result, whatever the sentence's verbs
+# ("increases the jailbreak success rate from 0% to 60% when direct prompting alone would fail", c28j)
+_WOULD_FAIL = re.compile(r"\b(?:when|where|in which|whereas)\s+(?:[\w-]+\s+){0,5}?(?:would|could)\s+(?:otherwise\s+)?"
+                         r"(?:fail|struggle|break down)\b", re.I)
 
 
 def states_a_limitation(text: str) -> bool:
@@ -270,7 +286,8 @@ def states_a_limitation(text: str) -> bool:
     offers or builds ("to probe insufficient information, we introduce X"), or points ahead to
     ("surface open questions, providing a foundation for future work"); in a sentence of what the
     work achieves, earlier methods' failure is the foil, not a limitation."""
-    text = _FAILURE_AS_TOPIC.sub(" ", _POINTS_AHEAD.sub(" ", text))
+    text = re.sub(r"\b(e\.g|i\.e|cf|vs)\.", r"\1", text)  # an abbreviation's stop ends no clause
+    text = _WOULD_FAIL.sub(" ", _FAILURE_AS_TOPIC.sub(" ", _POINTS_AHEAD.sub(" ", text)))
     if _LIMITS_AS_SUBJECT.search(text):
         return False
     if _ACHIEVES.search(text):

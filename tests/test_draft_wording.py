@@ -132,6 +132,30 @@ def test_limitations_a_study_sorts_are_its_subject_not_what_it_leaves_open():
     assert states_a_limitation("Yet the method does not generalize to unseen embodiments.")
 
 
+def test_what_a_method_needs_not_or_recovers_from_and_failures_it_avoids_are_no_limitations():
+    """Sentences c28 readers found filed under 'One limitation is stated' (c28e, c28g, c28i, c28j)."""
+    from surveygraph.agents.candidates import states_a_limitation
+
+    assert not states_a_limitation("PAPO does not rely on additional data curation, external reward models, or "
+                                   "proprietary models.")
+    assert not states_a_limitation("A chain-of-thought-driven multi-call reasoning scaffold further enhances robustness "
+                                   "through self-verification and adaptive recovery from tool failures.")
+    assert not states_a_limitation("GeneShift increases the jailbreak success rate from 0% to 60% when direct "
+                                   "prompting alone would fail.")
+    assert not states_a_limitation("By explicitly exploiting the validation-generation gap, FLIP enables reliable "
+                                   "reward modeling in downscaled regimes where judgment methods fail.")
+    assert not states_a_limitation("PEARL adopts a two-stage approach: an offline phase where the agent explores "
+                                   "tools to learn valid usage patterns and failure conditions, and an online phase.")
+    assert not states_a_limitation("We summarize representative methods, evaluation protocols, and applications, and "
+                                   "discuss open challenges and future directions toward reliable agentic search.")
+    # what fails stays a limitation, a work's own or earlier methods'
+    assert states_a_limitation("Since RLVR relies on verifiers that presuppose standard answers, it cannot be directly "
+                               "applied to open-ended tasks.")
+    assert states_a_limitation("Performance degrades as the context length increases.")
+    assert states_a_limitation("Supervised low-light enhancement models, though effective for 2D tasks, struggle to "
+                               "generalize to new scenes.")
+
+
 def test_an_abstract_over_one_section_says_within_it():
     from surveygraph.agents.frame_floor import Overview, floor_abstract
 
