@@ -161,7 +161,7 @@ def contrast_sentences(works: list[Digest], turn: int = 0, shared: SharedPhrase 
 
 def trait_sentence(works: list[Digest], skip: str = "", theme: str = "") -> str:
     """Design choices that split a line: opposed choices both held ('A [1] describe training-free
-    methods, whereas B [2] fine-tune models'), else the one choice some of its works name."""
+    methods, whereas B [2] fine-tune models')."""
     if len(works) < 2:
         return ""
     holders = {t: [w for w in works if t in w.traits] for t, cue in TRAITS.items() if t != skip and not cue.search(theme)}
@@ -170,13 +170,8 @@ def trait_sentence(works: list[Digest], skip: str = "", theme: str = "") -> str:
         if a and b and not {w.key for w in a} & {w.key for w in b}:
             return (f"They differ in design: {_handles(a)} {_agree(TRAIT_PHRASES[left], a)}, whereas "
                     f"{_handles(b)} {_agree(TRAIT_PHRASES[right], b)}.")
-    for trait, who in holders.items():
-        # "Of these, only A use X" must hold of the others' whole abstracts, not only of their method
-        # sentences ("MUSEG, a novel RL-based method ... Of these, only Xu et al. use reinforcement
-        # learning", a v10 reader)
-        if 0 < len(who) < len(works) and not any(trait in w.mentions for w in works if w not in who):
-            lead = "Of these, only" if len(who) == 1 else "Of these,"
-            return f"{lead} {_handles(who)} {_agree(TRAIT_PHRASES[trait], who)}."
+    # One choice only some works name ("Of these, only Wen et al. [1] use reinforcement learning") is no
+    # contrast: three readers quoted it as counting in place of synthesis (c27k, c28c, c28h)
     return ""
 
 

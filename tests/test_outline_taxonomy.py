@@ -607,3 +607,20 @@ def test_a_word_before_a_phrase_shares_its_head_unless_the_field_says_the_two_to
                           is not None and re.search(r"generat|detect|fusion", row["abstract"], re.I) is not None, 300)
     found = asked_parts(topic, [p["title"] for p in papers], [p["abstract"] for p in papers], min_size=5)
     assert [heading for heading, _, _ in found] == parts
+
+
+def test_a_part_is_for_the_subject_the_literature_names_not_the_clause_typed(shared_data):
+    """'making large language models safe: harmful content, jailbreaks and defenses' headed its parts
+    'Jailbreaks for Making Large Language Models Safe' (a c28j reader quoted it as odd): no paper says
+    the clause, so a part is for the run of its words papers do say; a clause papers say stays."""
+    from surveygraph.agents.outline.asked import listed_parts, part_headings
+
+    papers = _corpus_rows(shared_data, lambda row: re.search(r"jailbreak|harmful", row["abstract"], re.I) is not None
+                          and "language model" in row["abstract"].lower(), 200)
+    texts = [f"{p['title']}. {p['abstract']}" for p in papers]
+    headings, _ = part_headings(*listed_parts("making large language models safe: harmful content, jailbreaks and "
+                                              "defenses"), texts)
+    assert headings == ["Harmful Content", "Jailbreaks for Large Language Models", "Defenses for Large Language Models"]
+    headings, _ = part_headings(*listed_parts("evaluating large language models: benchmarks, metrics and "
+                                              "LLM-as-a-judge"), texts + ["Evaluating large language models."] * 2)
+    assert headings[:2] == ["Benchmarks for Evaluating Large Language Models", "Metrics for Evaluating Large Language Models"]

@@ -125,6 +125,21 @@ def _said_alone(phrase: str, texts: Sequence[str]) -> int:
     return sum(1 for text in texts if pattern.search(text))
 
 
+def _named_subject(context: str, texts: Sequence[str]) -> str:
+    """What a part is for, as the literature names it: the context as typed when papers say it
+    ("evaluating large language models"), else, after its leading action, the longest run of its
+    words they do say ("making large language models safe" -> "large language models": 'Jailbreaks
+    for Making Large Language Models Safe' was a heading a c28j reader quoted as odd)."""
+    lead = _LEADING_ACTION.match(context)
+    if not lead or _said(context, texts) >= MIN_SAID:
+        return context
+    words = lead.group(2).split()
+    for end in range(len(words), 0, -1):
+        if len(words[:end]) > 1 and _said(" ".join(words[:end]), texts) >= MIN_SAID:
+            return " ".join(words[:end])
+    return context
+
+
 def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[str]) -> tuple[list[str], list[Unit]]:
     """Each part's heading and the unit that names it in a paper ([] when a part gets no phrase).
     Parts sharing the first one's action ("reducing the memory and latency of LLM serving") are
@@ -173,7 +188,7 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
         elif modifier:
             heading = title_case(f"{modifier} {part}")
         elif context:
-            heading = f"{title_case(part)} for {title_case(context)}"
+            heading = f"{title_case(part)} for {title_case(_named_subject(context, texts))}"
         else:
             return [], []
         headings.append(heading)
