@@ -108,10 +108,14 @@ def shared_phrase_finder(texts: list[str], titles: list[str], banned: set[str]):
     n = len(texts)
 
     def shared(a: int, b: int, exclude: str = "") -> tuple[str, bool] | None:
-        # a phrase no title of the pair uses ('future research directions') is abstract boilerplate
+        # a phrase no title of the pair uses ('future research directions') is abstract boilerplate;
+        # one the line's own label says adds nothing ("Several works centre on RLVR training [11, 12,
+        # 13]. Both involve RLVR: ...", which a c28i reader quoted as odd)
+        said = set(exclude.lower().split())
         options = [p for p, who in users.items() if {a - 1, b - 1} <= who and len(who) < n
                    and (p in in_title[a - 1] or p in in_title[b - 1])
-                   and (" " in p or is_name(forms.get(p, p))) and in_sentence(forms.get(p, p)) != exclude]
+                   and (" " in p or is_name(forms.get(p, p)))
+                   and not (said and set(in_sentence(forms.get(p, p)).lower().split()) <= said)]
         if not options:
             return None
         titled = {p: p in in_title[a - 1] and p in in_title[b - 1] for p in options}

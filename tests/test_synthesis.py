@@ -335,3 +335,17 @@ def test_a_work_described_by_a_sentence_with_a_failure_word_is_not_said_to_point
     assert "point out" not in said and "[1]" in said, said
     stated = _said(Candidate(1, 3, "The method fails on long multi-turn dialogues.", "limitation"), papers, "method")
     assert "point out" in stated, stated
+
+
+def test_a_pair_is_not_said_to_share_what_its_line_is_named_for():
+    """'Several works centre on RLVR training [11, 12, 13]. Both involve RLVR: ...' (c28i): the pair's
+    shared phrase is one the line's label already says."""
+    from surveygraph.agents.synthesis import shared_phrase_finder
+
+    titles = ["RLVR for concise reasoning with rollout recomposition", "Cross-generation evaluation of RLVR reasoning",
+              "Curriculum data for math reasoning"]
+    texts = [f"{t}. We study RLVR and rollout quality." for t in titles[:2]] + [f"{titles[2]}. We study data."]
+    shared = shared_phrase_finder(texts, titles, set())
+    assert shared(1, 2) is not None and shared(1, 2)[0] == "RLVR"
+    assert shared(1, 2, exclude="RLVR training") is None
+    assert shared(1, 2, exclude="reasoning models") == shared(1, 2)
