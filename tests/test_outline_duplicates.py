@@ -158,3 +158,25 @@ def test_a_subsection_named_as_another_section_joins_that_section():
     lone = [{"title": "Sparse Attention", "rows": [0, 1], "subs": [_sub("Token Selection", [0, 1])]},
             {"title": "Token Selection", "rows": [2, 3], "subs": [_sub("Top-K Tokens", [2, 3])]}]
     assert [len(s["subs"]) for s in move_subsections_named_as_sections(lone, topic)] == [1, 1]
+
+
+def test_a_heading_naming_only_a_kind_beyond_the_topic_is_no_concept_to_merge():
+    """'Preference Learning' in a survey of preference optimization names only 'learning' beyond the
+    topic: merged with 'Reinforcement Learning' as one concept, its 25 papers were headed "Other Work
+    on Preference Learning" (read in a default draft, session 28)."""
+    from surveygraph.agents.outline.parts import merge_duplicate_sections
+
+    topic = "preference optimization methods like DPO for aligning LLMs"
+    sections = [
+        {"title": "Reinforcement Learning", "role": "methods", "rows": list(range(0, 31)),
+         "subs": [_sub("User Feedback", list(range(0, 3))), _sub("Jailbreak Attacks", list(range(3, 6)))]},
+        {"title": "Preference Learning", "role": "methods", "rows": list(range(31, 41)),
+         "subs": [_sub("Preference Learning", list(range(31, 36)))]},
+        {"title": "Direct Preference Optimization", "role": "methods", "rows": list(range(41, 50)),
+         "subs": [_sub("Likelihood Displacement", list(range(41, 45)))]},
+        {"title": "Multi-Objective Preference Optimization", "role": "methods", "rows": list(range(50, 60)),
+         "subs": [_sub("Pareto Fronts", list(range(50, 55)))]},
+    ]
+    merged = merge_duplicate_sections(sections, topic)
+    assert [s["title"] for s in merged] == ["Reinforcement Learning", "Preference Learning",
+                                            "Direct Preference Optimization", "Multi-Objective Preference Optimization"]

@@ -173,9 +173,20 @@ def named_subsections(placed: list[tuple[Concept, list[int]]],
     return subs, unnamed
 
 
+# Stems that say what kind of thing a concept is, not which: a heading naming only these beyond the
+# topic ("Preference Learning" in a survey of preference optimization: 'learn') names no concept of
+# its own to be the same as another's ("Reinforcement Learning", merged into it and its "Other Work
+# on Reinforcement Learning" renamed "Other Work on Preference Learning")
+_KIND_STEMS = frozenset({"learn", "method", "model", "approach", "framework", "system", "network", "techniqu",
+                         "algorithm", "architectur", "task", "problem", "data"})
+
+
 def _one_concept(own_a: set[str], own_b: set[str]) -> bool:
-    """Two headings name one concept when what one names beyond the topic is part of the other's."""
-    return bool(own_a) and bool(own_b) and (own_a <= own_b or own_b <= own_a)
+    """Two headings name one concept when what one names beyond the topic is part of the other's,
+    and is more than the kind of thing it is."""
+    if not own_a - _KIND_STEMS or not own_b - _KIND_STEMS:
+        return False
+    return own_a <= own_b or own_b <= own_a
 
 
 def _with_new(rows: list[int], more: list[int]) -> list[int]:
