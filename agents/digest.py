@@ -126,12 +126,18 @@ def _balanced(text: str) -> bool:
     return text.count("(") == text.count(")") and text.count("“") == text.count("”") and text.count('"') % 2 == 0
 
 
+_DANGLING = re.compile(r"(?:\s+(?:that|which|who|whose|where|when|to|of|for|with|by|and|or|as|in|on|from|into|"
+                       r"including|such as|namely|via))+$", re.I)
+
+
 def shorten(clause: str, limit: int = MAX_CLAUSE_WORDS) -> str:
     """The clause up to its first clause boundary when that leaves a complete phrase; '' when even
     that is longer than ``limit`` words or brackets do not balance (a cut inside a list)."""
     clause = clause.strip().rstrip(".")
     for match in _CUT.finditer(clause):
-        head = clause[:match.start()].rstrip(" ,")
+        # a word that opens what the cut took is no end of the phrase ("a discriminator-free video DPO
+        # framework that: (1) uses ...": "... framework that; by contrast, ...", read in a draft)
+        head = _DANGLING.sub("", clause[:match.start()].rstrip(" ,"))
         if len(head.split()) >= MIN_CLAUSE_WORDS and _balanced(head):
             clause = head
             break

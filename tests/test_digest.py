@@ -126,3 +126,14 @@ def test_no_line_of_work_is_a_model_the_works_use_or_a_verdict(shared_data):
     assert not any(line.phrase.lower().startswith(("qwen", "strong ", "complex ")) for line in lines), lines
     for line in lines:
         assert all(line.phrase.lower() in texts[i].lower() for i in line.members), line
+
+
+def test_a_clause_cut_at_a_colon_does_not_end_on_the_word_that_opened_the_rest():
+    """'we propose a discriminator-free video DPO framework that: (1) Uses original real videos ...'
+    was written 'propose a discriminator-free video DPO framework that; by contrast, ...'."""
+    from surveygraph.agents.digest import shorten
+
+    assert shorten("a discriminator-free video DPO framework that: (1) Uses original real videos as win cases") == \
+        "a discriminator-free video DPO framework"
+    assert shorten("a benchmark of long-horizon web tasks for: (i) planning and (ii) recovery") == \
+        "a benchmark of long-horizon web tasks"
