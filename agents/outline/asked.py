@@ -135,7 +135,7 @@ def _named_subject(context: str, texts: Sequence[str]) -> str:
         return context
     words = lead.group(2).split()
     for end in range(len(words), 0, -1):
-        if len(words[:end]) > 1 and _said(" ".join(words[:end]), texts) >= MIN_SAID:
+        if end > 1 and _said(" ".join(words[:end]), texts) >= MIN_SAID:
             return " ".join(words[:end])
     return context
 

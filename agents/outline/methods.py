@@ -13,7 +13,7 @@ from .headings import validate_heading
 from .parts import (FLAT_LEAF, MIN_LEAF, OTHER_WORK, SUB_SHARE, fallback_method_title, named_concepts,
                     named_subsections, normalise, other_work_title, phrase_section, place_subsections)
 from .roles import METHODS, is_system_name
-from .taxonomy import MEASURE_SHARE, MIN_TITLES, TASK_SHARE, choose_families, nameable, place_rows, titled
+from .taxonomy import MEASURE_SHARE, MIN_TITLES, TASK_SHARE, Family, choose_families, nameable, place_rows, titled
 
 def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex, vectors: np.ndarray, *,
                     n_methods: int, n_subsections: int, min_leaf: int, topic: str, taken: set[str]) -> list[dict]:
@@ -107,7 +107,7 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     return [{"title": title, "key": "", "role": METHODS, "rows": rows, "source": "role:methods", "subs": subs}]
 
 
-def _family_section(family, *, topic: str, taken: set[str]) -> dict | None:
+def _family_section(family: Family, *, topic: str, taken: set[str]) -> dict | None:
     """A family's section: each subsection holds the papers naming its phrase, as a phrase section's
     do (parts.named_subsections); the family's papers naming only the family's own phrase go under
     "Other Work on <family>"; those naming neither are no part of it (free for a section of their own,
@@ -233,7 +233,7 @@ def split_large_subsections(sections: list[dict], concepts: list[Concept], vecto
             # ('Sparse Autoencoders' kept 44 papers after its split, 5 of them about it)
             concept = by_key.get(key)
             kept = [r for r in rest if concept is None or not section.get("key") or fit(concept, r)]
-            others = [r for r in rest if r not in set(kept)]
+            others = [r for r in rest if r not in set(kept)] if len(kept) < len(rest) else []
             section["subs"][at:at + 1] = parts + ([{**sub, "rows": kept}] if kept else []) + (
                 [{"title": other_work_title(section["title"]), "terms": [], "source": OTHER_WORK, "rows": others}]
                 if others else [])
