@@ -113,15 +113,11 @@ def action_noun(gerund: str) -> str:
 MIN_SAID = 2  # texts that must say a modifier with a part for the heading to join them
 
 
-def _said(phrase: str, texts: Sequence[str]) -> int:
-    pattern = re.compile(rf"\b{re.escape(phrase.rstrip('s'))}s?\b", re.I)
-    return sum(1 for text in texts if pattern.search(text))
-
-
-def _said_alone(phrase: str, texts: Sequence[str]) -> int:
-    """Texts saying ``phrase`` as a phrase of its own, not the end of a compound ("radar-camera fusion"
-    does not say "camera fusion")."""
-    pattern = re.compile(rf"(?<![\w-]){re.escape(phrase.rstrip('s'))}s?\b", re.I)
+def _said(phrase: str, texts: Sequence[str], *, alone: bool = False) -> int:
+    """Texts saying ``phrase``; ``alone``: as a phrase of its own, not the end of a compound
+    ("radar-camera fusion" does not say "camera fusion")."""
+    start = r"(?<![\w-])" if alone else r"\b"
+    pattern = re.compile(start + rf"{re.escape(phrase.rstrip('s'))}s?\b", re.I)
     return sum(1 for text in texts if pattern.search(text))
 
 
@@ -165,7 +161,7 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
         # head ("camera-LiDAR fusion", "LiDAR and camera fusion"): then it is one concept, no list
         joint = sum(_said(f"{a}{join}{b} {head}", texts) for a, b in ((first, " ".join(second)), (" ".join(second), first))
                     for join in ("-", " and ", " "))
-        if joint >= _said_alone(f"{first} {head}", texts):
+        if joint >= _said(f"{first} {head}", texts, alone=True):
             return [], []
         parts = [f"{first} {head}", parts[1]]
     modifier = " ".join(parts[0].split()[:-1]) if shared and len(parts[0].split()) > 1 and not action else ""

@@ -10,7 +10,7 @@ import numpy as np
 from ...models import normalize_title
 from .concepts import Concept, PhraseIndex, fit, select_concepts
 from .headings import validate_heading
-from .parts import (FLAT_LEAF, MIN_LEAF, OTHER_WORK, SUB_SHARE, fallback_method_title, named_concepts,
+from .parts import (FLAT_LEAF, MIN_LEAF, OTHER_WORK, SUB_SHARE, concept_parts, fallback_method_title, named_concepts,
                     named_subsections, normalise, other_work_title, phrase_section, place_subsections)
 from .roles import METHODS, is_system_name
 from .taxonomy import MEASURE_SHARE, MIN_TITLES, TASK_SHARE, Family, choose_families, nameable, place_rows, titled
@@ -113,19 +113,15 @@ def _family_section(family: Family, *, topic: str, taken: set[str]) -> dict | No
     "Other Work on <family>"; those naming neither are no part of it (free for a section of their own,
     or read only when the survey needs more works). Placed by nearness, 'Sparse Autoencoders' held 52
     papers of an LLM-interpretability pool, 5 of them about sparse autoencoders."""
-    subs, unnamed = named_subsections(family.subs)
+    subs, own = concept_parts(family.name, family.subs, topic=topic, taken=taken)
     placed = {c.key: g for c, g in family.subs}
     for sub in subs:  # where nearness placed the family's papers: what a split into sections parts
-        sub["placed"] = placed[sub["terms"][0]]
-    own = [r for r in unnamed if fit(family.name, r)]
+        if sub["terms"]:
+            sub["placed"] = placed[sub["terms"][0]]
     if not subs:  # no phrase of the family names enough of its papers: the family's phrase alone
         return {"title": family.name.title(), "key": family.name.key, "role": METHODS, "rows": own,
                 "source": "concepts", "subs": [{"title": family.name.title(), "terms": [family.name.key],
                                                 "source": "concepts", "rows": own}]} if len(own) >= FLAT_LEAF else None
-    title = other_work_title(family.name.title())
-    if len(own) >= FLAT_LEAF and not validate_heading(title, topic=topic, taken=taken):
-        taken.add(normalize_title(title))
-        subs.append({"title": title, "terms": [], "source": OTHER_WORK, "rows": own})
     rows = list(dict.fromkeys(r for sub in subs for r in sub["rows"]))
     return {"title": family.name.title(), "key": family.name.key, "role": METHODS, "rows": rows, "source": "concepts",
             "subs": subs}

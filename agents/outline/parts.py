@@ -122,6 +122,23 @@ def other_work_title(section_title: str) -> str:
     return f"{OTHER_WORK_PREFIX}{section_title}"
 
 
+def concept_parts(concept: Concept, placed: list[tuple[Concept, list[int]]], *, topic: str,
+                  taken: set[str]) -> tuple[list[dict], list[int]]:
+    """The subsections of a section headed by ``concept`` over the phrases ``placed`` within it: each
+    phrase's subsection holds the papers naming it, and the section's own papers that no subsection's
+    phrase names go under "Other Work on <concept>", last ('Multi-Agent Debate' papers under
+    'Multi-Agent Decision-Making' by nearness were no part of it); also those own papers. The papers
+    naming neither are read only when the survey needs more works ("Further ...",
+    floor._place_the_rest). No subsection at all when no phrase names enough papers."""
+    subs, unnamed = named_subsections(placed)
+    own = [r for r in unnamed if fit(concept, r)]
+    title = other_work_title(concept.title())
+    if subs and len(own) >= FLAT_LEAF and not validate_heading(title, topic=topic, taken=taken):
+        taken.add(normalize_title(title))
+        subs.append({"title": title, "terms": [], "source": OTHER_WORK, "rows": own})
+    return subs, own
+
+
 def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], vectors: np.ndarray, *,
                    n_subsections: int, topic: str, taken: set[str]) -> dict | None:
     """A method section headed by one phrase, its subsections the phrases within its papers that
@@ -132,20 +149,11 @@ def phrase_section(concept: Concept, rows: list[int], phrases: list[Concept], ve
                                min_support=max(2, round(SUB_SHARE * len(rows))), topic=topic, taken=taken)
     if not placed:
         return None
-    subs, unnamed = named_subsections(placed)
-    # the section's own papers that no subsection's phrase names: a subsection of their own, last
-    # ('Multi-Agent Debate' papers under 'Multi-Agent Decision-Making' by nearness were no part of it);
-    # the papers naming neither are read only when the survey needs more works ("Further ...",
-    # floor._place_the_rest)
-    own = [r for r in unnamed if fit(concept, r)]
+    subs, own = concept_parts(concept, placed, topic=topic, taken=taken)
     if not subs:  # no phrase parts it: one subsection of the papers naming it, named as the section
         return {"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows, "source": "concepts",
                 "subs": [{"title": concept.title(), "terms": [concept.key], "source": "concepts", "rows": own}]} \
             if len(own) >= FLAT_LEAF else None
-    title = other_work_title(concept.title())
-    if len(own) >= FLAT_LEAF and not validate_heading(title, topic=topic, taken=taken):
-        taken.add(normalize_title(title))
-        subs.append({"title": title, "terms": [], "source": OTHER_WORK, "rows": own})
     return {"title": concept.title(), "key": concept.key, "role": METHODS, "rows": rows, "source": "concepts",
             "subs": subs}
 
