@@ -111,7 +111,11 @@ def data_sentences(group: Sequence[Work]) -> list[str]:
     shared_keys = {name.lower() for name, _ in shared}
     own = [w for w in group if w.facets.data and not any(n.lower() in shared_keys for n in w.facets.data)][:4]
     if len(own) == 1:
-        out.append(f"Only {_uses(own[0], own[0].facets.data)} as named evaluation data.")
+        # "Only Xu et al. [4] use BFCLv3 as named evaluation data" read as counting to three readers
+        # (c28a, c28b, c28n): said as what the work does
+        work = own[0]
+        out.append(f"{work.handle} [{work.key}] evaluate{'' if work.plural else 's'} on "
+                   f"{and_list(list(work.facets.data[:4]))}.")
     elif own:
         parts = [_uses(w, w.facets.data) for w in own]
         out.append(f"The named evaluation data differ from work to work: {_capital('; '.join(parts))}.")
