@@ -45,6 +45,7 @@ from .lines import (cites, contrast_sentences, kind_line_sentence, lead_sentence
                     work_lines)
 from .outline.headings import is_name
 from .outline.parts import OTHER_WORK_PREFIX
+from .outline.asked import expansion
 from .outline.names import keyphrase_analyzer, surface_forms
 from .outline.names import topic_words  # noqa: E402  (kept beside the names it completes)
 from .text import and_list, count_words, in_sentence
@@ -253,6 +254,14 @@ def _limitations(digests: list[Digest], statements: Statements, papers: Sequence
             "limitations or open problems.", *said]
 
 
+def acronym_words(topic: str, texts: Sequence[str]) -> set[str]:
+    """The words the works spell the topic's acronyms out with ("RL" -> reinforcement, learning): the
+    topic too. A survey of "LLM agents trained with RL" wrote "Both involve reinforcement learning: ..."
+    of two of its works (c28n)."""
+    return {w.lower() for acronym in set(re.findall(r"\b[A-Z]{2,}s?\b", topic))
+            for w in expansion(acronym, texts).split() if len(w) > 2}
+
+
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,
                per_paper: int = 2, topic: str = "", topic_terms: set[str] | frozenset = frozenset(),
                known: KnownNames = NO_KNOWN_NAMES) -> str:
@@ -263,7 +272,8 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
         return ""
     facets = [paper_facets(p, known) for p in papers]
     # the topic's words in either number: "vision transformer" and "ViTs" are the topic too
-    banned = topic_words(topic) | topic_words(title) | set(topic_terms)
+    texts = [f"{untrusted(p.get('title') or '', 300)}. {untrusted(p.get('abstract') or '')}" for p in papers]
+    banned = topic_words(topic) | topic_words(title) | set(topic_terms) | acronym_words(topic, texts)
     banned |= {w[:-1] for w in banned if w.endswith("s") and len(w) > 3} | {f"{w}s" for w in banned}
     group = compared_works(papers, facets)
     candidates = candidate_sentences(papers)
@@ -280,7 +290,6 @@ def synthesize(title: str, papers: Sequence[dict], *, description: str = "", enc
     if candidates:
         vectors = encode_texts([c.text for c in candidates] + [query], encode)
         scores, _ = salience(candidates, vectors[:-1], vectors[-1])
-    texts = [f"{untrusted(p.get('title') or '', 300)}. {untrusted(p.get('abstract') or '')}" for p in papers]
     titles = [untrusted(p.get("title") or "", 300) for p in papers]
     reading = Reading(papers, digests, Statements(candidates, scores, digests, per_paper),
                       work_vectors(candidates, vectors[:-1] if candidates else np.zeros((0, 1)), len(papers)),
