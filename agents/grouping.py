@@ -37,11 +37,18 @@ _RESULT_VERBS = frozenset({"outperform", "outperforms", "outperforming", "surpas
                            "achieve", "achieves", "achieving", "improves", "yields", "beats"})
 
 
+# Linking verbs (a closed class): a phrase opening on one is a predicate, not a thing ("Several
+# works deal with remains challenging [11, 12, 13]", c28g)
+_LINKING_VERBS = frozenset({"remain", "remains", "become", "becomes", "seem", "seems", "appear", "appears", "stay",
+                            "stays", "is", "are", "was", "were", "be", "being", "been"})
+
+
 def names_a_line(phrase: str, form: str) -> bool:
-    """Whether a phrase can name a line of work: not a verdict on results, not a foundation
-    model the works use ("Qwen2": the models are the model sentence's, not a line)."""
+    """Whether a phrase can name a line of work: not a verdict on results, not a predicate, not a
+    foundation model the works use ("Qwen2": the models are the model sentence's, not a line)."""
     words = phrase.split()
-    return not (words[0] in _VERDICT_OPENERS or _RESULT_VERBS & set(words) or _MODEL.fullmatch(form))
+    return not (words[0] in _VERDICT_OPENERS or words[-1] in _VERDICT_OPENERS or words[0] in _LINKING_VERBS
+                or _RESULT_VERBS & set(words) or _MODEL.fullmatch(form))
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,7 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
         best, best_key = None, None
         for phrase, who in eligible.items():
             free = who - taken
-            if len(free) < min_size or {stem(w) for w in phrase.split()} & used_stems:
+            if len(free) < min_size or {stem(w) for w in phrase.split()} & used_stems or initials(phrase) in used_stems:
                 continue
             titled = len(in_title.get(phrase, set()) & free)
             if titles is not None and not titled and len(free) < 3:
@@ -110,5 +117,13 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
         members = tuple(sorted(eligible[best] - taken))
         lines.append(Line(in_sentence(forms.get(best, best)), members, len(in_title.get(best, set()) & set(members))))
         taken |= set(members)
-        used_stems |= {stem(w) for w in best.split()}
+        # and its initials: "SFT" after "supervised fine-tuning" is the same line (c28n had both)
+        used_stems |= {stem(w) for w in best.split()} | {initials(best)} - {""}
     return lines
+
+
+def initials(phrase: str) -> str:
+    """The initials of a phrase of several words, hyphenated parts counted ("supervised fine-tuning"
+    -> "sft"); "" for one word."""
+    parts = [p for w in phrase.lower().split() for p in w.split("-") if p]
+    return "".join(p[0] for p in parts) if len(parts) > 1 else ""

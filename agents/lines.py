@@ -12,6 +12,7 @@ discussed together after the lines. Every clause comes from the work it cites.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable
@@ -21,7 +22,8 @@ import numpy as np
 from .attribution import third_person
 from .digest import TRAIT_PHRASES, TRAITS, Digest
 from .facets import METRICS
-from .grouping import phrase_groups
+from .grouping import initials, phrase_groups
+from .outline.names import stem
 from .text import and_list, count_words
 
 KIND_LINES = {"survey": "surveys and reviews", "benchmark": "benchmarks and datasets", "study": "empirical studies"}
@@ -83,6 +85,8 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
         # a measure ('PSNR', 'accuracy') is how works are scored, not what a line of work is about
         measures = {m.lower() for m in METRICS} | {w.lower() for m in METRICS for w in m.split()}
         measures |= {f"{w}s" for w in measures}  # "success rates" (a c23 reader: a line named so)
+        # ... in any of its written forms: a line "mIoU [46, 47, 48]" (c28a; the measure's key is "IoU")
+        measures |= {w.lower() for t in texts for w in re.findall(r"[\w@-]+", t) if _MEASURE_FORM.fullmatch(w)}
         found = phrase_groups([texts[k - 1] for k in free], banned | measures | data_words,
                               titles=[titles[k - 1] for k in free])
         for group in found:
@@ -94,10 +98,27 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
         if cue.search(theme):
             continue
         members = [k for k in free if trait in digests[k - 1].traits]
+        # a trait a phrase line already names is that line: "reinforcement learning [20, 21, 22] and
+        # reinforcement learning [19, 23, 24]" (c28f) were a phrase line and a trait line
+        same = next((line for line in lines if line.kind == "phrase" and names_trait(line.label, trait)), None)
+        if same is not None:
+            same.keys = sorted(same.keys + members)
+            free = [k for k in free if k not in members]
+            continue
         if len(members) >= 2:
             lines.append(WorkLine("trait", trait, members, lead_kind=trait))
             free = [k for k in free if k not in members]
     return lines, free
+
+
+_MEASURE_FORM = re.compile("|".join(f"(?:{pattern})" for pattern in METRICS.values()))
+
+
+def names_trait(label: str, trait: str) -> bool:
+    """Whether a phrase line's label names the trait: it holds the trait's words ("supervised
+    fine-tuning" / "fine-tuning") or is their initials ("RL" / "reinforcement learning")."""
+    words = {stem(w) for w in re.split(r"[\s-]+", label.lower()) if w}
+    return {stem(w) for w in re.split(r"[\s-]+", trait) if w} <= words or label.lower() == initials(trait)
 
 
 def lead_sentence(line: WorkLine, turn: int, first: bool = False) -> str:

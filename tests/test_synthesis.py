@@ -31,7 +31,7 @@ _JOINTS = re.compile(r", whereas |, while |; by contrast, |, and (?=(?:[A-Z]|the
                      r"^Both (?:address|involve) [^:]+: ")
 
 
-_EVALUATION = re.compile(r"named evaluation data|^Results are reported in|^The models their abstracts name|"
+_EVALUATION = re.compile(r"named evaluation data|\] evaluates? on |^Results are reported in|^The models their abstracts name|"
                          r"^Evaluation data recur")
 
 
@@ -349,3 +349,80 @@ def test_a_pair_is_not_said_to_share_what_its_line_is_named_for():
     assert shared(1, 2) is not None and shared(1, 2)[0] == "RLVR"
     assert shared(1, 2, exclude="RLVR training") is None
     assert shared(1, 2, exclude="reasoning models") == shared(1, 2)
+
+
+def test_the_words_a_topic_s_acronym_stands_for_are_the_topic():
+    """'Both involve reinforcement learning: ...' in a survey of LLM agents trained with RL (c28n): the
+    works spell the topic's acronym out, and what they spell is the topic, no shared phrase."""
+    from surveygraph.agents.synthesis import acronym_words, shared_phrase_finder
+
+    topic = "multi-turn tool-using LLM agents trained with RL"
+    titles = ["Reinforcement Learning for Long-Horizon Search Agents", "Reinforcement Learning with Checklist Rewards",
+              "Executable Environments for Tool Agents"]
+    texts = [f"{titles[0]}. We train agents with reinforcement learning (RL) on search tasks.",
+             f"{titles[1]}. We apply reinforcement learning to tool use with checklist rewards.",
+             f"{titles[2]}. We build environments."]
+    assert {"reinforcement", "learning"} <= acronym_words(topic, texts)
+    assert acronym_words("graph neural networks", texts) == set()
+    assert shared_phrase_finder(texts, titles, set())(1, 2)[0] == "reinforcement learning"
+    assert shared_phrase_finder(texts, titles, acronym_words(topic, texts))(1, 2) is None
+
+
+def test_a_line_is_named_once_whatever_its_wording():
+    """"Two lines of work run through them: reinforcement learning [20, 21, 22] and reinforcement
+    learning [19, 23, 24]" (c28f: a phrase line and a trait line of one name) and "supervised
+    fine-tuning [21-25]" beside "SFT [28-30]" (c28n): one concept, one line."""
+    from surveygraph.agents.grouping import phrase_groups
+    from surveygraph.agents.lines import names_trait
+
+    texts = ["We compress detectors with knowledge distillation on edge devices.",
+             "Knowledge distillation transfers dark knowledge from large teachers.",
+             "Our knowledge distillation recipe improves students.",
+             "We train a small student by KD from a teacher on images.", "KD with feature matching helps segmentation.",
+             "A KD loss with logits improves retrieval.", "We prune weights of transformers.", "We quantize weights."]
+    titles = ["Knowledge distillation for detectors", "Dark knowledge distillation", "Distilling students",
+              "KD for tiny students", "Feature KD for segmentation", "Logit KD", "Pruning", "Quantization"]
+    labels = [line.phrase for line in phrase_groups(texts, set(), titles=titles)]
+    assert labels == ["knowledge distillation"], labels
+    assert names_trait("reinforcement learning", "reinforcement learning") and names_trait("RL", "reinforcement learning")
+    assert names_trait("supervised fine-tuning", "fine-tuning") and not names_trait("policy optimization",
+                                                                                    "reinforcement learning")
+    papers = [{"paper_id": f"p{i}", "title": title, "year": 2025, "authors": [f"Ann Author{i}"], "abstract": abstract}
+              for i, (title, abstract) in enumerate([
+                  ("Reinforcement learning for alignment with rubrics", "We align models with reinforcement learning "
+                   "and rubric rewards. Results improve win rates by 4%."),
+                  ("Reinforcement learning from verifier feedback", "We propose reinforcement learning from verifier "
+                   "feedback for alignment. Results improve accuracy by 3%."),
+                  ("Reinforcement learning with uncertainty-aware rewards", "We propose reinforcement learning with "
+                   "uncertainty-aware rewards. Results improve calibration."),
+                  ("Group-balanced optimization for alignment", "We propose a GRPO variant that balances groups. "
+                   "Results improve generalization by 5%."),
+                  ("Topology-aware preference rewards", "We propose a PPO-based method with topology rewards. It "
+                   "improves faithfulness."),
+                  ("Stable policy updates for alignment", "We propose stable PPO updates with clipped reward signals. "
+                   "It improves stability.")])]
+    text = synthesize("Policy Optimization", papers, topic="value alignment of large language models")
+    assert len(set(re.findall(r"reinforcement learning (\[[^\]]+\])", text))) == 1, text
+
+
+def test_a_line_is_named_by_a_thing_not_a_predicate_or_a_measure():
+    """Lines read "Several works deal with remains challenging [11, 12, 13]" (c28g) and "mIoU [46, 47,
+    48]" (c28a): a phrase opening on a linking verb, or a measure in any of its written forms, names no
+    line of work."""
+    from surveygraph.agents.grouping import names_a_line, phrase_groups
+
+    assert not names_a_line("remains challenging", "remains challenging") and names_a_line("token pruning", "token pruning")
+    texts = ["We segment scenes with hybrid attention; mIoU rises by 2 points on ADE20K.",
+             "Hybrid attention in the decoder reaches 51.2 mIoU on Cityscapes for segmentation.",
+             "Segmentation with window attention reaches higher mIoU than convolution.",
+             "Open-vocabulary segmentation remains challenging; we add text prompts.",
+             "Dense prediction remains challenging for plain transformers; we add adapters.",
+             "Panoptic segmentation remains challenging; we use queries."]
+    titles = ["Hybrid attention for scenes", "Decoding with hybrid attention", "Window attention",
+              "Prompted segmentation", "Adapters for dense prediction", "Query-based panoptic segmentation"]
+    from surveygraph.agents.lines import _MEASURE_FORM
+
+    measures = {w.lower() for t in texts for w in re.findall(r"[\w@-]+", t) if _MEASURE_FORM.fullmatch(w)}
+    labels = [line.phrase.lower() for line in phrase_groups(texts, measures, titles=titles)]
+    assert "miou" not in labels and not any(label.startswith("remains") for label in labels), labels
+    assert "hybrid attention" in labels, labels
