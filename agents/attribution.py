@@ -77,6 +77,8 @@ _ADVERBS = {"also", "further", "first", "then", "here", "additionally", "finally
             "therefore", "hence", "instead", "subsequently", "similarly", "likewise", "moreover", "still",
             "newly", "jointly", "not", "systematically", "empirically", "theoretically", "extensively",
             "thoroughly", "carefully", "comprehensively", "formally", "rigorously", "experimentally"}
+# Adverbs after "We" that point back to the sentence before it.
+_BACK_REFERRING = re.compile(r"^(?:therefore|thus|hence|consequently|accordingly),?\s+", re.I)
 _MODALS = {"can", "could", "will", "would", "may", "might", "must", "should", "shall", "did", "do"}
 _IRREGULAR = {"are": "is", "have": "has", "do": "does", "were": "was", "go": "goes"}
 _ES_ENDINGS = ("s", "sh", "ch", "x", "z", "o")
@@ -231,7 +233,10 @@ def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb
             inner = inner[:1].lower() + inner[1:]
         return f"{lead.group(1)}, {inner}"
     if _WE_START.match(text):
-        rest = _conjugate_after_subject(_WE_START.sub("", text, count=1), plural)
+        # "We therefore propose": the reason is in a sentence not quoted ("Jia et al. [26] therefore
+        # propose ...", quoted by a c28i reader)
+        rest = _BACK_REFERRING.sub("", _WE_START.sub("", text, count=1), count=1)
+        rest = _conjugate_after_subject(rest, plural)
         return f"{capital} {_pronouns_to_third(rest)}"
     subject = _SELF_SUBJECT.match(text)
     if subject:

@@ -41,7 +41,11 @@ ROLE_CUES = {
         r"expensive|bottlenecks?|gaps?|hallucinat\w*|vulnerab\w*|existing (?:methods|approaches|work|systems)|"
         r"prior (?:work|methods|approaches)|remains? (?:unclear|underexplored|unexplored|challenging)|"
         r"increasingly|critical|crucial|essential|fundamental|demand\w*|need for|requires?|widely|overlook\w*|"
-        r"often|rely on|relies on|underexplored|remains?)\b", re.I),
+        r"often|rely on|relies on|underexplored|remains?|"
+        # the field's history, which opens an abstract: background, not a finding of the work ("Galichin et
+        # al. report that recent advances have led to ... DeepSeek-R1", quoted by a c28b reader)
+        r"recent (?:advances?|progress|developments?|years|breakthroughs?|successes?)|rapid (?:development|progress|"
+        r"advances?|growth)|(?:has|have) led to|(?:has|have) (?:emerged|become))\b", re.I),
     "method": re.compile(
         r"\b(?:we (?:propose|introduce|present|develop|design|build|construct|formulate|devise|leverage|"
         r"employ|adopt|train|describe|extend|combine|integrate)|propos\w+|introduc\w+|framework|architecture|"
@@ -79,6 +83,12 @@ _BACK_REFERENCE = re.compile(
 # is left alone: it is mostly the conjunction of "show that ...".)
 # A preposition left before punctuation: the source's citation was removed ("As shown in [2], ..." ->
 # "As shown in, ..."); the sentence no longer reads.
+# A sentence whose claim is the attention a field gets ("the safety of LLMs has garnered significant
+# research attention", quoted by a c28j reader as abstract boilerplate) says nothing of the work.
+_ATTENTION = re.compile(r"\b(?:garner\w*|attract\w*|gain\w*|receiv\w*|draw\w*|drew) (?:a )?(?:significant|considerable|"
+                        r"increasing|growing|widespread|much|great|substantial|extensive|tremendous|remarkable|"
+                        r"wide|broad|lots of|a lot of|more and more) (?:research |academic |scientific )?"
+                        r"(?:attention|interest|popularity)\b", re.I)
 _CITATION_GAP = re.compile(r"\b(?:in|by|see|from|of|and|to|cf|following|following the work of)\s*[,.;:)]", re.I)
 _EARLY_PRONOUN = re.compile(r"^(?:\S+\s+){0,5}?(?:it|they|them|these|those|their|the (?:first|second|third|"
                             r"fourth|former|latter))\b", re.I)
@@ -129,7 +139,7 @@ def _usable(sentence: str) -> bool:
               and letters >= 0.6 * len(sentence.replace(" ", "")) and not re.search(r"[\\$^{}_]", sentence))
     # "medi- cal": a word broken across lines in the source PDF (suspended "pre- and post-" is fine)
     broken = re.search(r"[a-z]- (?!(?:and|or|to|nor|as|vs)\b)[a-z]", sentence)
-    readable_alone = not (broken or _NOISE.search(sentence) or _BACK_REFERENCE.search(sentence) or _CITATION_GAP.search(sentence)
+    readable_alone = not (broken or _NOISE.search(sentence) or _ATTENTION.search(sentence) or _BACK_REFERENCE.search(sentence) or _CITATION_GAP.search(sentence)
                           or _EARLY_PRONOUN.match(sentence) or _INNER_BOUNDARY.search(sentence[:-1]))
     return shaped and readable_alone and not looks_like_injection(sentence)
 
