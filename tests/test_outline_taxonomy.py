@@ -388,6 +388,35 @@ def test_papers_under_no_heading_get_a_section_of_their_own_only_when_the_survey
     assert further["title"] == "Further Methods and Empirical Studies", further["title"]
 
 
+def test_further_works_are_headed_by_a_phrase_only_when_its_papers_are_most_of_them():
+    """"Search Agents", named by 3 of 23 further works, headed all 23 (the rest, named by no kind,
+    joined it) and the section read "23 works on search agents" (c28n): a phrase heads the further
+    works' parts only when the papers naming the phrases are at least half of them."""
+    from surveygraph.agents.outline.concepts import Concept
+    from surveygraph.agents.outline.floor import _place_the_rest
+
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(14, 8))
+    ids = [f"p{i}" for i in range(14)]
+    papers = {pid: {"title": f"A method {pid}", "abstract": "We propose a new framework for the task."} for pid in ids}
+
+    def outline():
+        return [{"title": "Policy Optimization", "role": "methods", "rows": [0, 1],
+                 "subs": [{"terms": [], "source": "concepts", "rows": [0, 1]}]}]
+
+    def further(named_by: list[int]) -> dict:
+        concept = Concept("search agent", "search agents", strong=set(named_by))
+        placed = _place_the_rest(outline(), ids, papers, vectors, [concept], topic="tool-using agents trained with RL",
+                                 taken=set(), min_placed=60, n_subsections=3)
+        assert len(placed) == 2 and sorted(placed[1]["rows"]) == list(range(2, 14))
+        return placed[1]
+
+    few = further([2, 3, 4])
+    assert [sub["title"] for sub in few["subs"]] == [few["title"]] and not few["subs"][0]["terms"]
+    most = further(list(range(2, 9)))
+    assert [sub["title"] for sub in most["subs"]][0] == "Search Agents"
+
+
 def test_a_phrase_cut_before_its_joined_word_is_a_fragment(shared_data):
     """'simultaneous localization' is nearly always 'simultaneous localization and mapping': a
     heading "Simultaneous Localization" (a 3DGS reader: "contains no SLAM") was the cut; the whole

@@ -283,7 +283,10 @@ def _place_the_rest(sections: list[dict], ids: list[str], papers: dict[str, dict
     # naming it: 108 further works of an interpretability pool hold token and data attribution lines
     trial = set(taken)
     subs = _phrase_subsections("", rows, concepts, vectors, n_subsections=n_subsections, topic=topic, taken=trial)
-    if any(part["source"] == "concepts" for part in subs):
+    # the phrases must hold most of its works: the rest, named by no kind, join the largest phrase
+    # (kind_named), and "Search Agents", named by 3 of 23 further works, headed all 23 and the section
+    # read "23 works on search agents" (c28n)
+    if 2 * sum(len(part["rows"]) for part in subs if part["source"] == "concepts") >= len(rows):
         taken |= trial
         subs = kind_named(subs, ids, papers, topic=topic, taken=taken)
     else:
