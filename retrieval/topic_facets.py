@@ -272,9 +272,27 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
         else:
             groups.append([i])
     for group in groups:
+        if len(group) == 2 and group[-1] + 1 < len(tokens) and _said_together(words[group[0]], words[group[1]],
+                                                                              words[group[-1] + 1], texts):
+            units += [Unit(tokens[i], (_stem(words[i]),)) for i in group]  # both asked, not either
+            continue
         units.append(Unit(" or ".join(tokens[i] for i in group), tuple(dict.fromkeys(_stem(words[i]) for i in group))))
     order = {u.phrase: min((i for i, t in enumerate(tokens) if u.phrase.split()[0] == t), default=0) for u in units}
     return tuple(sorted(units, key=lambda u: order[u.phrase]))
+
+
+def _said_together(first: str, second: str, head: str, texts: Sequence[str]) -> bool:
+    """Whether the texts say two words "and" joins before their head as one compound ("camera-LiDAR
+    fusion", "LiDAR and camera fusion") at least as often as the first alone with the head ("camera
+    fusion"): then the topic asks for both, not either. Read as "camera or LiDAR" and "fusion", the
+    pool of "camera and LiDAR fusion for 3D object detection" kept radar-camera fusion, which its
+    reader counted off topic (c28d). "CT and MRI scans" stays either: papers say "CT scans" alone.
+    The same test heads the outline's parts (agents/outline/asked.py part_headings)."""
+    a, b, h = (re.escape(w.lower().rstrip("s")) for w in (first, second, head))
+    joint = re.compile(rf"\b(?:{a}s?(?:-| and | ){b}s?|{b}s?(?:-| and | ){a}s?) {h}", re.I)
+    alone = re.compile(rf"(?<![\w-]){a}s? {h}", re.I)
+    together = sum(1 for t in texts if joint.search(t))
+    return together >= MIN_TERM_USES and together >= sum(1 for t in texts if alone.search(t))
 
 
 def _joins_two_phrases(joins: Sequence[bool], i: int) -> bool:

@@ -286,3 +286,16 @@ def test_a_description_listing_phrases_the_field_says_is_read_as_either_phrase(c
     aligned = [t for title, t in corpus_texts if "alignment" in title.lower() and "language model" in t.lower()][:100]
     listed = topic_facets("preference tuning and value alignment of foundation language models", aligned)
     assert read_listed_phrases(listed, aligned) == listed
+
+
+def test_two_words_the_field_says_as_one_compound_are_both_asked(corpus_texts):
+    """"camera and LiDAR fusion" read as "camera or LiDAR" kept radar-camera fusion papers, which the
+    c28d reader counted off topic: papers say "camera-LiDAR fusion" (and "LiDAR-camera", "LiDAR and
+    camera fusion") more than "camera fusion", so both words are asked. "image and video generation"
+    stays either: papers say "image generation" alone far more often."""
+    fusion = [t for _, t in corpus_texts if re.search(r"lidar|radar", t, re.I) and "fusion" in t.lower()][:400]
+    (lidar, _detection) = topic_facets("camera and LiDAR fusion for 3D object detection", fusion)
+    assert [u.phrase for u in lidar.units] == ["camera", "lidar", "fusion"]
+    generation = [t for _, t in corpus_texts if re.search(r"\b(?:image|video) generation\b", t, re.I)][:400]
+    (media, _diffusion) = topic_facets("image and video generation with diffusion", generation)
+    assert [u.phrase for u in media.units] == ["image or video", "generation"]
