@@ -104,7 +104,7 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
         best, best_key = None, None
         for phrase, who in eligible.items():
             free = who - taken
-            if len(free) < min_size or {stem(w) for w in phrase.split()} & used_stems or initials(phrase) in used_stems:
+            if len(free) < min_size or concept_stems(phrase) & used_stems:
                 continue
             titled = len(in_title.get(phrase, set()) & free)
             if titles is not None and not titled and len(free) < 3:
@@ -118,8 +118,15 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
         lines.append(Line(in_sentence(forms.get(best, best)), members, len(in_title.get(best, set()) & set(members))))
         taken |= set(members)
         # and its initials: "SFT" after "supervised fine-tuning" is the same line (c28n had both)
-        used_stems |= {stem(w) for w in best.split()} | {initials(best)} - {""}
+        used_stems |= concept_stems(best)
     return lines
+
+
+def concept_stems(phrase: str) -> set[str]:
+    """The stems of a phrase's words and of its initials: "convolutional neural networks" and "CNNs"
+    share 'cnn', so a list of phrases names the concept once (a c29 draft's introduction named both)."""
+    words = phrase.split()
+    return {stem(w) for w in words} | ({stem(initials(phrase))} if len(words) > 1 or "-" in phrase else set())
 
 
 def initials(phrase: str) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ..sanitize import untrusted
 from .candidates import GAP_CUES, Candidate, candidate_sentences, fixes_a_limitation, states_a_limitation
 from .facets import Facets, recurring_data
-from .grouping import phrase_users
+from .grouping import concept_stems, phrase_users
 from .outline.headings import is_name
 from .outline.grams import _noun_end
 from .outline.names import keyphrase_analyzer, stem, surface_forms
@@ -77,7 +77,7 @@ def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str
         seen: set[str] = set()
         groups: set[frozenset] = set()
         for _lift, _count, phrase in sorted(scored, key=lambda item: (-item[0], -item[1], item[2])):
-            stems = {stem(w) for w in phrase.split()}
+            stems = concept_stems(phrase)
             who = frozenset(users[phrase] & mine)
             if stems & seen or who in groups:  # 'NeRF' and 'neural radiance fields' used by the same works
                 continue
@@ -109,7 +109,7 @@ def crosscutting_phrases(sections: list[list[str]], papers: dict, banned: set[st
             ranked.append((-len(spread), -len(ids), phrase, spread, ids))
     chosen, seen = [], set()
     for _s, _n, phrase, spread, ids in sorted(ranked):
-        stems = {stem(w) for w in phrase.split()}
+        stems = concept_stems(phrase)
         if stems & seen:
             continue
         seen |= stems

@@ -406,3 +406,18 @@ def test_a_topic_typed_as_a_question_stays_a_question_in_title_and_prose():
     assert topic_in_prose("how to stop LLMs from hallucinating") == "how to stop LLMs from hallucinating"
     assert topic_in_prose("Vision Transformers") == "Vision Transformers"
     assert survey_title("CAN bus intrusion detection") == "A Survey on CAN Bus Intrusion Detection"  # an acronym
+
+
+def test_a_phrase_and_its_acronym_stand_for_one_concept_in_a_section_s_summary():
+    """"its works stand out for convolutional neural networks [3, 4, 5, 9], CNNs [3, 4, 5, 6] and ..."
+    (a c29 draft's introduction): the acronym is the phrase's concept, named once."""
+    from surveygraph.agents.trends import distinctive_phrases
+
+    titles = ["Convolutional Neural Networks Meet Transformers for Segmentation",
+              "Hybrid Convolutional Neural Networks and CNNs for Medical Segmentation",
+              "Lightweight CNNs with Attention for Segmentation", "Pruning CNNs and Convolutional Neural Networks",
+              "Token Merging for Detection Transformers", "Token Merging with Adaptive Budgets"]
+    papers = {f"p{i}": {"title": title, "abstract": ""} for i, title in enumerate(titles)}
+    distinct = distinctive_phrases([["p0", "p1", "p2", "p3"], ["p4", "p5"]], papers, set())
+    said = [phrase.lower() for phrase, _ in distinct[0]]
+    assert sum(p in ("cnns", "convolutional neural networks") for p in said) == 1, said
