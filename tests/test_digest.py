@@ -69,6 +69,12 @@ def test_a_survey_is_described_by_what_its_title_surveys(shared_data):
     assert survey_focus("A Survey of Multimodal Hallucination Evaluation and Detection") == \
         "multimodal hallucination evaluation and detection"
     assert survey_focus("SentGraph: Hierarchical Sentence Graph for Multi-hop QA") == ""
+    # a name before the colon, what it surveys after it ("Wu [2] surveys sailing AI by the stars", c29g)
+    assert survey_focus("Sailing AI by the Stars: A Survey of Learning from Rewards in Post-Training and Test-Time "
+                        "Scaling of Large Language Models") == \
+        "learning from rewards in post-training and test-time scaling of large language models"
+    assert survey_focus("Vision Transformers in Precision Agriculture: A Comprehensive Survey") == \
+        "vision transformers in precision agriculture"
 
 
 @pytest.mark.parametrize("texts, fragment", [
