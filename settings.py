@@ -163,6 +163,9 @@ class GenerationSettings(BaseModel):
     memory_subquery: bool = True  # MS
     memory_retrieval: bool = True  # MR
     tre: bool = True  # TRE
+    # a subsection's candidates ranked by their fit to its queries fused with their closeness to the
+    # topic (agents/reader.py topic_fused); off: by the queries alone
+    topic_fusion: bool = True
     polish: bool = True
     llm_smoothing: bool = False
     concurrency: int = Field(4, ge=1)

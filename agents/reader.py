@@ -9,6 +9,8 @@ TRE (temporal-aware reranking): keep K papers spread over ``retrieval.tre_bucket
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..models import ScoredPaper, normalize_title
 from ..retrieval.bm25_index import tokenize
 from ..prompts import render_prompt
@@ -101,6 +103,34 @@ def retrieve_candidates(queries: list[str], task: dict, deps: GenerationDeps) ->
     return sorted(best.values(), key=lambda h: (-h.score, h.paper.paper_id))
 
 
+def topic_fused(candidates: list[ScoredPaper], topic: str, deps: GenerationDeps) -> list[ScoredPaper]:
+    """The candidates re-ranked by reciprocal-rank fusion of their retrieval rank (how well they fit
+    the subsection's queries) and their rank by cosine to the survey's topic (how much they are about
+    what the user asked). Why: a subsection's queries are its heading's words, and the works they
+    rank first were no closer to the topic than the ones left out (the cited works' mean cosine to the
+    topic equalled the uncited pool papers' on ten c29 runs, 0.51 against 0.51), while the blind
+    readers' most frequent complaint after the corpus' time window is off-topic cited works."""
+    if len(candidates) < 2 or not topic or not deps.settings.generation.topic_fusion:
+        return candidates
+    vectors = deps.corpus.vectors([c.paper.paper_id for c in candidates])
+    query = np.asarray(deps.corpus.encode_query(topic), dtype=float)
+    query /= max(float(np.linalg.norm(query)), 1e-12)
+
+    def cosine(c: ScoredPaper) -> float:
+        vector = vectors.get(c.paper.paper_id)
+        if vector is None:
+            return -1.0
+        vector = np.asarray(vector, dtype=float)
+        return float(vector @ query) / max(float(np.linalg.norm(vector)), 1e-12)
+
+    by_topic = {c.paper.paper_id: rank for rank, c in enumerate(sorted(candidates, key=lambda c: -cosine(c)), 1)}
+    rrf = deps.settings.retrieval.rrf_k
+    fused = [c.model_copy(update={"score": 1.0 / (rrf + rank) + 1.0 / (rrf + by_topic[c.paper.paper_id]),
+                                  "ranks": {**c.ranks, "topic": by_topic[c.paper.paper_id]}})
+             for rank, c in enumerate(candidates, 1)]
+    return sorted(fused, key=lambda c: -c.score)
+
+
 def choose_papers(candidates: list[ScoredPaper], deps: GenerationDeps, k: int | None = None) -> list[ScoredPaper]:
     k = deps.settings.generation.papers_per_subsection if k is None else k
     if k <= 0:
@@ -178,6 +208,7 @@ def read_subsection(task: dict, deps: GenerationDeps) -> dict:
         first = placed[:named] if named < k else []  # all of the few naming it, then the choice
         scope = placed[:named] if named >= k else placed[named:]
         candidates = retrieve_candidates(queries, {**task, "memory": [h.paper.paper_id for h in scope]}, deps)
+        candidates = topic_fused(candidates, task.get("topic", ""), deps)
         chosen = first + choose_papers(candidates, deps, k - len(first))
         have = {h.paper.paper_id for h in chosen}  # a query that matches few of them: the rest in order
         chosen += [h for h in placed if h.paper.paper_id not in have][: max(0, k - len(chosen))]

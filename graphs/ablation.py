@@ -27,6 +27,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-ms": {"memory_subquery": False},
     "no-mr": {"memory_retrieval": False},
     "no-tre": {"tre": False},
+    "no-topic-fusion": {"topic_fusion": False},
     "outline-none": {"outline_demos": "none"},
     "outline-random": {"outline_demos": "random"},
     "no-polish": {"polish": False},

@@ -111,3 +111,50 @@ def test_reading_budgets_read_no_more_papers_placed_by_nearness_than_papers_nami
     assert reading_budgets(outline, 8, 0) == {"1.1": 4, "1.2": 8}
     assert reading_budgets(outline, 8, 29) == {"1.1": 4, "1.2": 25}
     assert reading_budgets(outline, 8, 30) == {"1.1": 5, "1.2": 25}
+
+
+def test_candidates_are_ranked_by_their_fit_to_the_queries_fused_with_their_closeness_to_the_topic():
+    """topic_fused: reciprocal-rank fusion of the retrieval order and the order by cosine to the topic
+    (the cited works of ten c29 runs were no closer to the topic than the pool papers left out)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from surveygraph.agents.reader import topic_fused
+    from surveygraph.models import Paper, ScoredPaper
+    from surveygraph.settings import Settings
+
+    at = {"a": [0.9, 0.1], "b": [0.0, 1.0], "c": [0.5, 0.5], "d": [1.0, 0.0]}
+    candidates = [ScoredPaper(paper=Paper(paper_id=f"arxiv:2501.0000{n}", title=f"Paper {name}"), score=1.0 / n)
+                  for n, name in enumerate("abcd", 1)]
+    name_of = {c.paper.paper_id: c.paper.title[-1] for c in candidates}
+    corpus = SimpleNamespace(vectors=lambda ids: {i: np.array(at[name_of[i]]) for i in ids},
+                             encode_query=lambda text: np.array([1.0, 0.0]))
+
+    def order(**generation) -> list[str]:
+        deps = SimpleNamespace(settings=Settings(generation=generation), corpus=corpus)
+        return [name_of[c.paper.paper_id] for c in topic_fused(candidates, "a topic", deps)]
+
+    assert order(topic_fusion=False) == ["a", "b", "c", "d"]
+    fused = order()
+    assert fused[0] == "a" and fused.index("d") < fused.index("b"), fused  # last by queries, first by topic
+
+
+def test_the_papers_read_are_the_closer_to_the_topic_with_topic_fusion(store):
+    import numpy as np
+
+    from surveygraph.retrieval.corpus import Corpus
+    from surveygraph.settings import Settings
+
+    home, naming, other = store
+    corpus = Corpus(Settings(home=home))
+    topic = corpus.encode_query("Retrieval-Augmented Generation")
+
+    def closeness(ids: list[str]) -> float:
+        found = corpus.vectors(ids)
+        return float(np.mean([found[i] @ topic / np.linalg.norm(found[i]) for i in ids]))
+
+    on = _read(home, naming, len(naming), naming + other, papers_per_subsection=4, cite_whole_pool_below=0)
+    off = _read(home, naming, len(naming), naming + other, papers_per_subsection=4, cite_whole_pool_below=0,
+                topic_fusion=False)
+    assert len(on) == len(off) == 4 and closeness(on) >= closeness(off), (on, off)
