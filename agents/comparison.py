@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from .attribution import paper_handle
-from .facets import KINDS, Facets, recurring_data
+from .facets import KINDS, Facets, data_key, recurring_data
 from .text import and_list, count_words
 
 MAX_NAMED = 3  # works named by handle in one list; more are cited by number only
@@ -108,8 +108,8 @@ def data_sentences(group: Sequence[Work]) -> list[str]:
     if shared:
         parts = [f"{name} ({cite_list([by_key[k] for k in keys])})" for name, keys in shared[:3]]
         out.append(f"Evaluation data recur across works: {and_list(parts)}.")
-    shared_keys = {name.lower() for name, _ in shared}
-    own = [w for w in group if w.facets.data and not any(n.lower() in shared_keys for n in w.facets.data)][:4]
+    shared_keys = {data_key(name) for name, _ in shared}
+    own = [w for w in group if w.facets.data and not any(data_key(n) in shared_keys for n in w.facets.data)][:4]
     if len(own) == 1:
         # "Only Xu et al. [4] use BFCLv3 as named evaluation data" read as counting to three readers
         # (c28a, c28b, c28n): said as what the work does

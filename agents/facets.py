@@ -412,19 +412,25 @@ def paper_facets(paper: dict, known: KnownNames = NO_KNOWN_NAMES) -> Facets:
                   result=result, own_names=mine)
 
 
+def data_key(name: str) -> str:
+    """A data name's spelling-free key: lower case, without hyphens and spaces ("OS-World" = "OSWorld")."""
+    return re.sub(r"[\s-]+", "", name.lower())
+
+
 def recurring_data(items: Sequence[tuple[object, Facets]], banned: set[str] | frozenset = frozenset()
                    ) -> list[tuple[str, list]]:
     """(name, ids) of the evaluation data two or more of ``items`` (id, facets) name, most users
-    first. Spellings that differ only in case are one name ("ImageNet-1K", "ImageNet-1k"), shown as
+    first. Spellings that differ only in case or in a hyphen or space are one name ("ImageNet-1K",
+    "ImageNet-1k"; "OSWorld", "OS-World": a c29 draft said both recur and one stands alone), shown as
     most works write it; ``banned`` (lower case) are left out. The one reading of "shared data" for
     the subsections' comparisons, the overview and the evaluation section."""
     users: dict[str, list[str]] = {}
     spellings: dict[str, Counter] = {}
     for pid, facets in items:
         for name in facets.data:
-            key = name.lower()
-            if key in banned:
+            if name.lower() in banned:
                 continue
+            key = data_key(name)
             spellings.setdefault(key, Counter())[name] += 1
             if pid not in users.setdefault(key, []):
                 users[key].append(pid)

@@ -332,3 +332,17 @@ def test_one_work_s_own_data_is_said_as_what_it_evaluates_on():
     said = data_sentences(group)
     assert said == ["Xu et al. [1] evaluate on BFCLv3 and MCP-Atlas."]
     assert _facts_hold(said[0], papers) == []
+
+
+def test_data_spelled_with_or_without_a_hyphen_is_one_shared_name():
+    """"Evaluation data recur across works: OSWorld ([5], [3]). Luo et al. [7] evaluate on OS-World." (c29o)"""
+    from surveygraph.agents.comparison import data_sentences
+
+    papers = [{"paper_id": f"p{i}", "title": f"GUI Agent Variant {i}", "year": 2025, "authors": [f"Ann Author{i}"],
+               "abstract": f"We train a GUI agent with reinforcement learning. Experiments on the {name} benchmark show "
+                           "higher success rates."}
+              for i, name in enumerate(["OSWorld", "OSWorld", "OS-World"])]
+    group = works(papers, [paper_facets(p) for p in papers])
+    assert [w.facets.data for w in group] == [["OSWorld"], ["OSWorld"], ["OS-World"]]
+    said = data_sentences(group)
+    assert len(said) == 1 and said[0].startswith("Evaluation data recur across works: OSWorld (") and cited(said[0]) == {1, 2, 3}
