@@ -62,7 +62,8 @@ _SURVEY_TITLE = re.compile(
     r"^(?:an?\s+|the\s+)?(?:(?:comprehensive|systematic|brief|concise|critical|structured|unified|short)\s+)*"
     r"(?:survey|review|overview|tutorial|primer)(?:\s+(?:of|on|for|about))?\s+(?P<focus>.+)$"
     r"|^(?P<focus2>.+?)\s*:\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}(?:survey|review|overview)\b.*$", re.I)
-_NOT_A_FIELD = re.compile(r"\b(?:the|a|an|you|your|we|our|us|it)\b|^[A-Za-z]+ing\b", re.I)
+_NOT_A_FIELD = re.compile(r"\b(?:the|a|an|you|your|we|our|us|it)\b|^[A-Za-z]+ing\b|"
+                          r"^(?:beyond|towards?|from|into|when|what|why|how|where)\b", re.I)
 _SURVEYS_AFTER_COLON = re.compile(r":\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}(?:survey|review|overview)\s+(?:of|on|for|about)\s+"
                                   r"(?P<focus>.+)$", re.I)
 # Design choices works are compared by; each needs its phrase in the work's method sentences.
@@ -227,7 +228,7 @@ def survey_focus(title: str) -> str:
     # the colon, what it surveys after it ("Wu [2] surveys sailing AI by the stars" was written of it)
     # (a field's name before the colon stays: "Retrieval-Augmented Generation: A Comprehensive Survey of
     # Architectures, ..." surveys retrieval-augmented generation; a phrase with an article or a pronoun,
-    # or opening on a gerund, names no field)
+    # or opening on a gerund or a preposition ("Beyond Pipelines", c29o), names no field)
     named = _SURVEYS_AFTER_COLON.search(clean) if match.group("focus2") and _NOT_A_FIELD.search(focus) else None
     focus = named.group("focus").strip() if named else re.split(r"\s*:\s*", focus)[0]
     words = focus.split()

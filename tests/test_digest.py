@@ -75,6 +75,8 @@ def test_a_survey_is_described_by_what_its_title_surveys(shared_data):
         "learning from rewards in post-training and test-time scaling of large language models"
     assert survey_focus("Vision Transformers in Precision Agriculture: A Comprehensive Survey") == \
         "vision transformers in precision agriculture"
+    assert survey_focus("Beyond Pipelines: A Survey of the Paradigm Shift toward Model-Native Agentic AI") == \
+        "the paradigm shift toward model-native agentic AI"
 
 
 @pytest.mark.parametrize("texts, fragment", [
