@@ -31,7 +31,10 @@ def folded_opening(body: str, section_title: str, sub_title: str) -> str:
     about (a c23 reader); the opening says both."""
     body = re.sub(r"^This subsection\b", "This section", body)
     theme, within = in_sentence(sub_title.rstrip(".")), in_sentence(section_title.rstrip("."))
-    if theme.lower() == within.lower():
+    # ("Methods, Benchmarks and Datasets" under "Further Methods, Benchmarks and Datasets": the heading
+    # says the theme already, and "... on methods, benchmarks and datasets, within further methods,
+    # benchmarks and datasets" was written, c29o)
+    if theme.lower() == within.lower() or theme.lower() in within.lower():
         return body
     return re.sub(rf"^(This section reviews [^.]*? on {re.escape(theme)})(?=[.:,])", rf"\1, within {within}", body,
                   count=1) if body.startswith("This section reviews") else body

@@ -184,6 +184,10 @@ def test_a_lone_subsection_under_its_section_heading_says_what_its_works_are_abo
         "propose new methods. Two lines.")
     same = "This subsection reviews three works on token pruning: A [1], B [2]."
     assert folded_opening(same, "Token Pruning", "Token Pruning") == same.replace("subsection", "section")
+    # the heading says the theme already: no ", within further methods, benchmarks and datasets" (c29o)
+    further = "This subsection reviews 32 works on methods, benchmarks and datasets. Five lines."
+    assert folded_opening(further, "Further Methods, Benchmarks and Datasets", "Methods, Benchmarks and Datasets") == \
+        further.replace("subsection", "section")
 
 
 def test_a_shared_phrase_leads_one_pair_of_a_paragraph_only(shared_data):
