@@ -161,7 +161,8 @@ def own_subject(sentence: str, names: list[str]) -> tuple[str, str] | None:
                          rf"[a-z]+s\s+\S.+)$", sentence)
         if match and not re.match(r"(?:is|was|has|does|achieves|outperforms|improves|reduces|surpasses|yields)\b",
                                   match.group("rest")):
-            return name, match.group("rest")
+            # "ProRL Agent (Zhang et al. [16]) also provides ...": the "also" points at a sentence not quoted (c29o)
+            return name, re.sub(r"^(?:also|then|further) ", "", match.group("rest"))
     return None
 
 

@@ -145,3 +145,14 @@ def test_a_clause_cut_at_a_colon_does_not_end_on_the_word_that_opened_the_rest()
         "a discriminator-free video DPO framework"
     assert shorten("a benchmark of long-horizon web tasks for: (i) planning and (ii) recovery") == \
         "a benchmark of long-horizon web tasks"
+
+
+def test_a_system_s_sentence_keeps_no_adverb_pointing_at_the_sentence_before():
+    """"ProRL Agent (Zhang et al. [16]) also provides standardized ... sandbox environments" (c29o)."""
+    from surveygraph.agents.digest import own_subject
+
+    assert own_subject("ProRL Agent also provides standardized and extensible sandbox environments for agentic tasks.",
+                       ["ProRL Agent"]) == ("ProRL Agent", "provides standardized and extensible sandbox environments "
+                                                           "for agentic tasks.")
+    assert own_subject("SentGraph builds a sentence-level graph over the retrieved passages.", ["SentGraph"])[1] == \
+        "builds a sentence-level graph over the retrieved passages."
