@@ -221,6 +221,19 @@ def fixes_a_limitation(text: str) -> bool:
     return bool(_FIXES.search(text))
 
 
+# A clause naming what the work does without, or unlike, or spares others: its cost or gap words are
+# what the work avoids, not a challenge it states ("unlike prior approaches that depend on costly Monte
+# Carlo estimation, IGPO derives ...", "... without relying on costly auxiliary models", "to spare
+# others from expensive trial-and-error, we sample ...": three "efficiency" challenges of a c29 draft)
+_AVOIDED = re.compile(r"\b(?:without|unlike|instead of|rather than|spare[sd]?\s+\w+\s+from|avoid\w*|free of|"
+                      r"no need for|eliminat\w*)\b[^,;:.]*", re.I)
+
+
+def names_a_gap(text: str) -> bool:
+    """A gap cue ("costly", "fails", "limited") outside the clauses of what the work avoids."""
+    return bool(GAP_CUES.search(_AVOIDED.sub(" ", text)))
+
+
 # A sentence whose verbs say what the work achieves ("by surfacing failure modes, X offers ...") is a
 # contribution unless it also turns to what remains ("however", "remains", "future work").
 _ACHIEVES = re.compile(r"\b(?:offers?|enables?|provides?|achiev\w*|improv\w*|enhanc(?:e|es|ed|ing)|outperform\w*|surpass\w*|"

@@ -34,7 +34,7 @@ import numpy as np
 from ..sanitize import untrusted
 from .attribution import attribute, paper_handle
 from .candidates import (  # noqa: F401  (tag_role: re-exported for callers of the synthesis)
-    GAP_CUES, REPORT_VERBS, RESULT_CUES, Candidate, Encoder, candidate_sentences, encode_texts, salience,
+    REPORT_VERBS, RESULT_CUES, Candidate, Encoder, candidate_sentences, encode_texts, names_a_gap, salience,
     states_a_limitation, tag_role,
 )
 from .comparison import evaluation_sentences, kind_sentence, uniform_kind, works as compared_works
@@ -160,7 +160,7 @@ class Statements:
                     chosen["method"] = method
                     used.add(method.text)
             for role, fits in (("finding", RESULT_CUES.search), ("limitation", states_a_limitation),
-                               ("gap", GAP_CUES.search)):
+                               ("gap", names_a_gap)):
                 if len(chosen) - ("method" in chosen) >= per_paper:
                     break
                 cand = best("problem" if role == "gap" else role, fits)

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..sanitize import untrusted
-from .candidates import GAP_CUES, Candidate, candidate_sentences, fixes_a_limitation, states_a_limitation
+from .candidates import Candidate, candidate_sentences, fixes_a_limitation, names_a_gap, states_a_limitation
 from .facets import Facets, recurring_data
 from .grouping import concept_stems, phrase_users
 from .outline.headings import is_name
@@ -159,7 +159,7 @@ def challenge_statements(ids: list[str], papers: dict) -> list[tuple[str, Candid
     out = []
     for pid in ids:
         for cand in candidate_sentences([papers[pid]]):
-            gap = cand.role == "problem" and GAP_CUES.search(cand.text) and not fixes_a_limitation(cand.text)
+            gap = cand.role == "problem" and names_a_gap(cand.text) and not fixes_a_limitation(cand.text)
             if (cand.role == "limitation" and states_a_limitation(cand.text)) or gap:
                 out.append((pid, cand))
     return out

@@ -426,3 +426,19 @@ def test_a_line_is_named_by_a_thing_not_a_predicate_or_a_measure():
     labels = [line.phrase.lower() for line in phrase_groups(texts, measures, titles=titles)]
     assert "miou" not in labels and not any(label.startswith("remains") for label in labels), labels
     assert "hybrid attention" in labels, labels
+
+
+def test_a_cost_the_work_avoids_is_no_challenge_it_states():
+    """Three "efficiency and scalability" challenges of a c29 draft were what the works avoid: "unlike
+    prior process-level reward approaches that depend on ... costly Monte Carlo estimation, IGPO
+    derives ...", "... without relying on costly auxiliary models", "to spare others from expensive
+    trial-and-error, we sample 1,370 configurations"."""
+    from surveygraph.agents.candidates import names_a_gap
+
+    assert not names_a_gap("Unlike prior process-level reward approaches that depend on external reward models or "
+                           "costly Monte Carlo estimation, IGPO derives intrinsic rewards from the model's own beliefs.")
+    assert not names_a_gap("To stabilize planning, HIPIF combines hierarchical reflection and process rewards, "
+                           "without relying on costly auxiliary models.")
+    assert not names_a_gap("To spare others from expensive trial-and-error, we sample 1,370 configurations.")
+    assert names_a_gap("Existing agents struggle with long-horizon planning and costly rollouts.")
+    assert names_a_gap("Training web agents remains costly, unlike single-turn tasks.")
