@@ -234,20 +234,25 @@ def test_the_fallback_method_section_is_named_in_title_case():
     assert fallback_method_title("RAG in Finance") == "Methods for RAG in Finance"
 
 
-def test_data_written_in_different_case_is_one_shared_name():
-    # read in a v8 draft: "Evaluation data recur across works: ImageNet-1K ([34], [35]). Only Lee et al.
-    # [36] use ImageNet-1k as named evaluation data."
+@pytest.mark.parametrize("spellings", [
+    # a v8 draft: "Evaluation data recur across works: ImageNet-1K ([34], [35]). Only Lee et al. [36] use
+    # ImageNet-1k as named evaluation data."
+    ["ImageNet-1K", "ImageNet-1K", "ImageNet-1k"],
+    # c29o: "Evaluation data recur across works: OSWorld ([5], [3]). Luo et al. [7] evaluate on OS-World."
+    ["OSWorld", "OSWorld", "OS-World"],
+])
+def test_data_written_in_different_case_or_hyphenation_is_one_shared_name(spellings):
     from surveygraph.agents.comparison import data_sentences
 
     papers = [{"paper_id": f"p{i}", "title": f"Token Merging Variant {i}", "year": 2025, "authors": [f"Author{i} A"],
                "abstract": f"We propose a token merging method. Experiments on the {name} benchmark show "
                            "higher accuracy than ToMe."}
-              for i, name in enumerate(["ImageNet-1K", "ImageNet-1K", "ImageNet-1k"])]
+              for i, name in enumerate(spellings)]
     group = works(papers, [paper_facets(p) for p in papers])
-    assert [w.facets.data for w in group] == [["ImageNet-1K"], ["ImageNet-1K"], ["ImageNet-1k"]]
+    assert [w.facets.data for w in group] == [[name] for name in spellings]
     said = data_sentences(group)
-    assert len(said) == 1 and said[0].startswith("Evaluation data recur across works: ImageNet-1K (")  # no "Only ..."
-    assert cited(said[0]) == {1, 2, 3} and "ImageNet-1k" not in said[0]
+    assert len(said) == 1 and said[0].startswith(f"Evaluation data recur across works: {spellings[0]} (")
+    assert cited(said[0]) == {1, 2, 3} and spellings[2] not in said[0]
 
 
 def test_the_topic_s_mined_acronym_is_neither_a_line_nor_a_model_the_works_name():
@@ -332,17 +337,3 @@ def test_one_work_s_own_data_is_said_as_what_it_evaluates_on():
     said = data_sentences(group)
     assert said == ["Xu et al. [1] evaluate on BFCLv3 and MCP-Atlas."]
     assert _facts_hold(said[0], papers) == []
-
-
-def test_data_spelled_with_or_without_a_hyphen_is_one_shared_name():
-    """"Evaluation data recur across works: OSWorld ([5], [3]). Luo et al. [7] evaluate on OS-World." (c29o)"""
-    from surveygraph.agents.comparison import data_sentences
-
-    papers = [{"paper_id": f"p{i}", "title": f"GUI Agent Variant {i}", "year": 2025, "authors": [f"Ann Author{i}"],
-               "abstract": f"We train a GUI agent with reinforcement learning. Experiments on the {name} benchmark show "
-                           "higher success rates."}
-              for i, name in enumerate(["OSWorld", "OSWorld", "OS-World"])]
-    group = works(papers, [paper_facets(p) for p in papers])
-    assert [w.facets.data for w in group] == [["OSWorld"], ["OSWorld"], ["OS-World"]]
-    said = data_sentences(group)
-    assert len(said) == 1 and said[0].startswith("Evaluation data recur across works: OSWorld (") and cited(said[0]) == {1, 2, 3}
