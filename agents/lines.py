@@ -66,6 +66,10 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# A measure in any of its written forms ("mIoU" of the measure "IoU").
+_MEASURE_FORM = re.compile("|".join(f"(?:{pattern})" for pattern in METRICS.values()))
+
+
 def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: list[Digest],
                banned: set[str], theme: str = "", data: Sequence[str] = ()) -> tuple[list[WorkLine], list[int]]:
     """Lines of work among the works (local keys 1..n) and the keys in none, in key order. A design
@@ -109,9 +113,6 @@ def work_lines(texts: list[str], titles: list[str], kinds: list[str], digests: l
             lines.append(WorkLine("trait", trait, members, lead_kind=trait))
             free = [k for k in free if k not in members]
     return lines, free
-
-
-_MEASURE_FORM = re.compile("|".join(f"(?:{pattern})" for pattern in METRICS.values()))
 
 
 def names_trait(label: str, trait: str) -> bool:
