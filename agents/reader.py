@@ -107,8 +107,8 @@ def topic_fused(candidates: list[ScoredPaper], topic: str, deps: GenerationDeps)
     """The candidates re-ranked by reciprocal-rank fusion of their retrieval rank (how well they fit
     the subsection's queries) and their rank by cosine to the survey's topic (how much they are about
     what the user asked). Why: a subsection's queries are its heading's words, and the works they
-    rank first were no closer to the topic than the ones left out (the cited works' mean cosine to the
-    topic equalled the uncited pool papers' on ten c29 runs, 0.50 against 0.49), while the blind
+    rank first were about as close to the topic as the ones left out (mean cosine 0.50 cited against
+    0.49 uncited on ten c29 runs), while the blind
     readers' most frequent complaint after the corpus' time window is off-topic cited works."""
     if len(candidates) < 2 or not topic or not deps.settings.generation.topic_fusion:
         return candidates
