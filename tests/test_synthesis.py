@@ -442,3 +442,23 @@ def test_a_cost_the_work_avoids_is_no_challenge_it_states():
     assert not names_a_gap("To spare others from expensive trial-and-error, we sample 1,370 configurations.")
     assert names_a_gap("Existing agents struggle with long-horizon planning and costly rollouts.")
     assert names_a_gap("Training web agents remains costly, unlike single-turn tasks.")
+
+
+def test_a_possessive_heading_word_is_the_heading_s_word():
+    """"Other Work on Bird's Eye View ... One line of work runs through them, bird's eye view [13, 14,
+    15, 16]" (a c29 draft): "bird's" is the heading's "bird"."""
+    from surveygraph.agents.grouping import phrase_groups
+    from surveygraph.agents.outline.names import topic_words
+
+    texts = ["We detect cars in bird's eye view maps from cameras.", "A spiking network in bird's eye view for LiDAR.",
+             "Windowed encoders give bird's eye view features for fusion.", "Bird's eye view occupancy from radar.",
+             "We predict future boxes from sequences.", "We compress point clouds for transmission.",
+             "Cooperative perception shares features between vehicles.", "Domain adaptation across weather.",
+             "Tracking objects across frames with memory."]
+    titles = ["Camera-only bird's eye view", "Spiking bird's eye view detection", "Co-Win for bird's eye view",
+              "Radar bird's eye view occupancy", "Predictive object detection", "Point cloud compression",
+              "Cooperative perception", "Weather adaptation", "Memory tracking"]
+    labels = [line.phrase.lower() for line in phrase_groups(texts, topic_words("Other Work on Bird's Eye View"),
+                                                            titles=titles)]
+    assert not any("bird" in label for label in labels), labels
+    assert any("bird" in line.phrase.lower() for line in phrase_groups(texts, set(), titles=titles))

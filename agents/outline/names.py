@@ -62,7 +62,9 @@ def _participle(word: str) -> bool:
 def informative_word(word: str, banned: set[str]) -> bool:
     """Not a stop, boilerplate or topic word; a hyphenated word counts if any part does
     ('retrieval-augmented' is the topic, 'graph-based' is not)."""
-    parts = [p for p in word.split("-") if p]
+    # a possessive is its noun: "bird's eye view" under "Other Work on Bird's Eye View" named a line
+    # of its own subsection (a c29 draft)
+    parts = [p.removesuffix("'s").removesuffix("’s") for p in word.split("-") if p]
     return any(p not in STOP and p not in GENERIC_WORDS and p not in banned and not p.isdigit() for p in parts)
 
 
