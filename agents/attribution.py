@@ -46,6 +46,10 @@ _WE_START = re.compile(r"^we\s+", re.I)
 _SENTENCE_ADVERB = re.compile(r"^([A-Z][a-z]+ly|In practice|In theory|In contrast|In experiments|Overall|Empirically|"
                               r"Theoretically|Experimentally|Specifically)\s*,\s+")
 _OUR_START = re.compile(r"^our\s+", re.I)
+# When the field did something, not when the cited authors said it: "Recently, Wen et al. [6] note that
+# LLMs have been widely employed in CRSs" (a c29 introduction). The claim stands without it.
+_WHEN = re.compile(r"^(?:Recently|Currently|Nowadays|Lately|Traditionally|Historically|Today|In recent years|"
+                   r"Over the (?:past|last) (?:\w+ )?(?:years?|decades?))\s*,\s+(?=\S)")
 # Discourse connectives point back at the abstract's previous sentence ("Further, they observed
 # ..."); quoted alone, the sentence has no previous one, so the connective goes.
 _CONNECTIVE = re.compile(r"^(?:Further|Furthermore|Moreover|In addition|Additionally|Besides|Also|However|Meanwhile|"
@@ -219,7 +223,7 @@ def attribute(sentence: str, handle: str, plural: bool, marker: str, report_verb
     with no subject of its own to replace ("report" -> "Smith et al. [3] report that ..."), or None
     for "In Smith et al. [3], ...".
     """
-    text = _SELF_PREFIX.sub("", _CONNECTIVE.sub("", sentence.strip(), count=1), count=1)
+    text = _SELF_PREFIX.sub("", _CONNECTIVE.sub("", _WHEN.sub("", sentence.strip(), count=1), count=1), count=1)
     text = text[:1].upper() + text[1:]
     cited = f"{handle} {marker}"
     capital = cited[:1].upper() + cited[1:]

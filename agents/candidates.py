@@ -76,7 +76,9 @@ _BACK_REFERENCE = re.compile(
     r"letter\b|report\b|thesis\b|review\b|manuscript\b|way\b|end\b|regard\b|as\b|a\b|an\b|is\b|are\b|was\b|were\b|"
     r"can\b|could\b|will\b|would\b|may\b|might\b|should\b|must\b|has\b|have\b|had\b|does\b|do\b|did\b|"
     r"the\b|it\b|they\b|their\b|its\b|with\b|in\b|on\b|of\b|to\b|for\b|by\b|from\b|and\b|or\b|not\b)[a-z][a-z-]*"
-    r"|\b(?:address|tackl|solv|mitigat|overcom|alleviat|investigat|stud|examin|explor|answer)\w* (?:this|these|it|them)\b",
+    r"|\b(?:address|tackl|solv|mitigat|overcom|alleviat|investigat|stud|examin|explor|answer)\w* (?:this|these|it|them)\b"
+    # ... or one standing alone before a punctuation mark ("no existing AI system replicates this: ...", c29m)
+    r"|\b(?:this|these|those)\s*[:;,.]",
     re.I)
 # ("this X", "these X", "such X" point at something the abstract said before: quoted alone, the
 # sentence would point at text the reader does not have; "such as" is no demonstrative, and "that"

@@ -462,3 +462,19 @@ def test_a_possessive_heading_word_is_the_heading_s_word():
                                                             titles=titles)]
     assert not any("bird" in label for label in labels), labels
     assert any("bird" in line.phrase.lower() for line in phrase_groups(texts, set(), titles=titles))
+
+
+def test_a_sentence_leaning_on_the_one_before_or_on_the_field_s_time_is_quoted_without_it():
+    """"Recently, Wen et al. [6] note that LLMs have been widely employed in CRSs" and "Chen [22] points out
+    that yet no existing AI system replicates this: ..." (a c29 draft)."""
+    from surveygraph.agents.attribution import attribute
+    from surveygraph.agents.candidates import _usable
+
+    assert attribute("Recently, Large Language Models (LLMs) have been widely employed in Conversational Recommender "
+                     "Systems (CRSs).", "Wen et al.", True, "[6]", "note") == \
+        "Wen et al. [6] note that Large Language Models (LLMs) have been widely employed in Conversational " \
+        "Recommender Systems (CRSs)."
+    assert not _usable("Yet no existing AI system replicates this: conversational recommenders treat recommendation "
+                       "as a terminal act, while general-purpose LLMs hallucinate product claims.")
+    assert _usable("Conversational recommenders treat recommendation as a terminal act, while general-purpose LLMs "
+                   "hallucinate product claims.")
