@@ -272,7 +272,9 @@ def _initials_match(acronym: str, words: list[str]) -> bool:
     word counts its parts: "Retrieval-Augmented Generation (RAG)")."""
     letters = re.sub(r"s$", "", re.sub(r"[^A-Za-z]", "", acronym)).lower()
     # "Omni-modal" gives O or O, M; "Human Video Generation in 4D (HVG)": small words and numbers skipped
-    skipped = [w for w in words if len(w) > 1 and w.lower() not in {"in", "of", "for", "with", "on", "the", "and", "to"}]
+    # ("Reinforcement Learning from Human Feedback (RLHF)": "from" too)
+    skipped = [w for w in words if len(w) > 1 and w.lower() not in {"in", "of", "for", "with", "on", "the", "and", "to",
+                                                                     "from", "by", "via", "an"}]
     for parts in (words, [p for w in words for p in w.split("-") if p], skipped):
         for k in range(1, min(len(parts), len(letters) + 2) + 1):
             if "".join(p[0].lower() for p in parts[-k:] if p[0].isalpha()) == letters:

@@ -45,7 +45,7 @@ from .lines import (cites, contrast_sentences, kind_line_sentence, lead_sentence
                     work_lines)
 from .outline.headings import is_name
 from .outline.parts import OTHER_WORK_PREFIX
-from .outline.asked import expansion
+from .outline.asked import acronym_words
 from .outline.names import keyphrase_analyzer, surface_forms
 from .outline.names import topic_words  # noqa: E402  (kept beside the names it completes)
 from .text import and_list, count_words, in_sentence
@@ -252,14 +252,6 @@ def _limitations(digests: list[Digest], statements: Statements, papers: Sequence
         return [f"One limitation is stated: {said[0]}"]
     return [f"{count_words(len(keys)).capitalize()} of the {count_words(len(digests))} works {cites(keys)} state "
             "limitations or open problems.", *said]
-
-
-def acronym_words(topic: str, texts: Sequence[str]) -> set[str]:
-    """The words the works spell the topic's acronyms out with ("RL" -> reinforcement, learning): the
-    topic too. A survey of "LLM agents trained with RL" wrote "Both involve reinforcement learning: ..."
-    of two of its works (c28n)."""
-    return {w.lower() for acronym in set(re.findall(r"\b[A-Z]{2,}s?\b", topic))
-            for w in expansion(acronym, texts).split() if len(w) > 2}
 
 
 def synthesize(title: str, papers: Sequence[dict], *, description: str = "", encode: Encoder | None = None,

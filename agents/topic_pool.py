@@ -21,6 +21,7 @@ from ..retrieval.literature_pool import LiteraturePool, PoolOptions, build_liter
 from ..retrieval.topic_judge import PaperRecord, model_for
 from .deps import GenerationDeps
 from .facets import KnownNames, paper_facets
+from .outline.asked import acronym_words
 from .name_roles import common_names, family, is_data, is_tool, name_mentions
 
 MIN_ON_TOPIC = 5  # below this the corpus cannot support a survey of the topic at all
@@ -150,6 +151,15 @@ def topic_terms(relevance: dict | None) -> set[str]:
     line of works in it ("Four works involve ViT" in a survey of vision transformers)."""
     return {w for c in (relevance or {}).get("concepts", []) for v in c.get("variants", []) for w in v.split()
             if w != "*"}
+
+
+def written_terms(topic: str, relevance: dict | None, papers: dict[str, dict]) -> set[str]:
+    """The words no line or pair of a subsection is named by: the topic's mined variants and the words
+    its acronyms stand for, read from all the run's papers. A subsection's few papers may not spell
+    "RLHF" out, and a survey of "RLHF and GRPO for post-training LLMs" wrote "Both involve
+    reinforcement learning: ..." (c29g)."""
+    texts = [f"{p.get('title') or ''}. {p.get('abstract') or ''}" for p in (papers or {}).values()]
+    return topic_terms(relevance) | acronym_words(topic, texts)
 
 
 def shape_of(state: dict, deps: GenerationDeps) -> tuple[int, int]:

@@ -22,7 +22,7 @@ from ..agents.illustrate import illustrate
 from ..agents.planner import gather_topic_context, plan_sections, plan_subsections
 from ..agents.polisher import polish_sections
 from ..agents.reader import read_subsection
-from ..agents.topic_pool import known_names, topic_terms
+from ..agents.topic_pool import known_names, written_terms
 from ..agents.self_eval import self_evaluate
 from ..agents.writer import write_subsection
 from ..memory import PaperMemory
@@ -74,11 +74,12 @@ def send_reads(state: GenerationState) -> list[Send] | str:
 
 def send_writes(state: GenerationState) -> list[Send] | str:
     papers, readings, drafts = state.get("papers") or {}, state.get("readings") or {}, state.get("drafts") or {}
+    terms = sorted(written_terms(state["topic"], state.get("relevance"), papers))
     sends = [
         Send("write_subsection", {
             "topic": state["topic"], "section_title": section["title"], "subsection": sub,
             "papers": [papers[pid] for pid in readings.get(sub["id"], {}).get("paper_ids", []) if pid in papers],
-            "topic_terms": sorted(topic_terms(state.get("relevance"))),
+            "topic_terms": terms,
             "known_names": known_names(state.get("relevance")).to_record(),
             "budget_exhausted": bool(state.get("budget_exhausted")),
         })

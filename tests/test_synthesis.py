@@ -354,7 +354,8 @@ def test_a_pair_is_not_said_to_share_what_its_line_is_named_for():
 def test_the_words_a_topic_s_acronym_stands_for_are_the_topic():
     """'Both involve reinforcement learning: ...' in a survey of LLM agents trained with RL (c28n): the
     works spell the topic's acronym out, and what they spell is the topic, no shared phrase."""
-    from surveygraph.agents.synthesis import acronym_words, shared_phrase_finder
+    from surveygraph.agents.outline.asked import acronym_words
+    from surveygraph.agents.synthesis import shared_phrase_finder
 
     topic = "multi-turn tool-using LLM agents trained with RL"
     titles = ["Reinforcement Learning for Long-Horizon Search Agents", "Reinforcement Learning with Checklist Rewards",
@@ -478,3 +479,17 @@ def test_a_sentence_leaning_on_the_one_before_or_on_the_field_s_time_is_quoted_w
                        "as a terminal act, while general-purpose LLMs hallucinate product claims.")
     assert _usable("Conversational recommenders treat recommendation as a terminal act, while general-purpose LLMs "
                    "hallucinate product claims.")
+
+
+def test_the_topic_s_acronyms_are_read_from_all_the_run_s_papers():
+    """A subsection's few papers may not spell "RLHF" out: "Both involve reinforcement learning: ..." in a
+    survey of "RLHF and GRPO for post-training LLMs" (c29g). The words are read from every paper of the run."""
+    from surveygraph.agents.topic_pool import written_terms
+
+    papers = {"a": {"title": "Preference tuning", "abstract": "We study reinforcement learning from human feedback "
+                                                               "(RLHF) for chat models."},
+              "b": {"title": "Group rewards", "abstract": "Group Relative Policy Optimization (GRPO) samples groups."}}
+    terms = written_terms("RLHF and GRPO for post-training LLMs", {"concepts": [{"variants": ["grpo"]}]}, papers)
+    assert {"reinforcement", "learning", "human", "feedback", "group", "relative", "policy", "optimization",
+            "grpo"} <= terms
+    assert written_terms("graph neural networks", None, papers) == set()

@@ -96,6 +96,15 @@ def expansion(acronym: str, texts: Sequence[str]) -> str:
     return max((f for f in found if f.lower() == best), key=lambda f: found[f])
 
 
+
+def acronym_words(topic: str, texts: Sequence[str]) -> set[str]:
+    """The words the works spell the topic's acronyms out with ("RL" -> reinforcement, learning): the
+    topic too. A survey of "LLM agents trained with RL" wrote "Both involve reinforcement learning: ..."
+    of two of its works (c28n)."""
+    return {w.lower() for acronym in set(re.findall(r"\b[A-Z]{2,}s?\b", topic))
+            for w in expansion(acronym, texts).split() if len(w) > 2}
+
+
 # The noun of the action a gerund names ("reducing" -> "reduction"), by the regular English endings;
 # a gerund of no such ending names no heading.
 _ACTION_NOUNS = ((r"ucing$", "uction"), (r"ating$", "ation"), (r"izing$", "ization"), (r"ising$", "isation"),
