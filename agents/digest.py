@@ -159,8 +159,10 @@ def own_subject(sentence: str, names: list[str]) -> tuple[str, str] | None:
         match = re.match(rf"^(?:The proposed |Our )?{re.escape(name)}(?: framework| method| model| system)?\s+"
                          rf"(?P<rest>(?:first |also |then |further |effectively |explicitly |jointly )?"
                          rf"[a-z]+s\s+\S.+)$", sentence)
-        if match and not re.match(r"(?:is|was|has|does|achieves|outperforms|improves|reduces|surpasses|yields)\b",
-                                  match.group("rest")):
+        # ... a verb, not a plural noun: "XGRAG explanations exhibit a strong correlation ..." gave
+        # "XGRAG (Li et al. [30]) explanations exhibit ..." (a c29 draft)
+        if match and not re.match(r"(?:is|was|has|does|achieves|outperforms|improves|reduces|surpasses|yields)\b|"
+                                  r"\w+(?:ions|ments|nesses|ities|ers|ors|ings)\b", match.group("rest")):
             # "ProRL Agent (Zhang et al. [16]) also provides ...": the "also" points at a sentence not quoted (c29o)
             return name, re.sub(r"^(?:also|then|further) ", "", match.group("rest"))
     return None

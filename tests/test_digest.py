@@ -156,3 +156,12 @@ def test_a_system_s_sentence_keeps_no_adverb_pointing_at_the_sentence_before():
                                                            "for agentic tasks.")
     assert own_subject("SentGraph builds a sentence-level graph over the retrieved passages.", ["SentGraph"])[1] == \
         "builds a sentence-level graph over the retrieved passages."
+
+
+def test_a_system_name_before_a_plural_noun_is_no_subject_of_a_verb():
+    """"XGRAG (Li et al. [30]) explanations exhibit a strong correlation ..." (a c29 draft)."""
+    from surveygraph.agents.digest import own_subject
+
+    assert own_subject("XGRAG explanations exhibit a strong correlation with graph centrality measures.", ["XGRAG"]) is None
+    assert own_subject("XGRAG attributes answers to graph components.", ["XGRAG"])[1] == \
+        "attributes answers to graph components."
