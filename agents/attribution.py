@@ -90,11 +90,24 @@ _ES_ENDINGS = ("s", "sh", "ch", "x", "z", "o")
 
 # The most common Chinese surnames in romanisation. arXiv metadata is mostly given-name first, but
 # some records put the surname first ("Yin Xiaolong"): a two-part name whose first part is one of
-# these and whose last part is not is read surname-first. ("Wei Li": both are; the usual order wins.)
+# these and whose last part is a two-syllable pinyin given name is read surname-first. ("Wei Li": both
+# are surnames, the usual order wins; "Zheng Hui", "Lei Hsiung": a one-syllable last part is as often
+# a surname missing from this list, and three readers found "Zheng et al." for Zheng Hui's paper.)
 _SURNAME_FIRST = frozenset("""wang li zhang liu chen yang huang zhao wu zhou xu sun ma zhu hu guo he lin gao luo
     zheng liang xie song tang han feng deng cao peng zeng xiao tian dong pan yuan cai jiang yu du ye cheng wei su
     lu ding ren shen yao yin lu jiang fu zhong qian tan jin dai qin shi xiong meng hou bai kong mao qiu hao gu
     duan lei long tao wan xia yan fan""".split())
+
+
+_PINYIN_FINAL = "iang|iong|uang|ang|eng|ing|ong|ian|iao|uai|uan|ai|ei|ao|ou|an|en|er|in|un|ia|ie|iu|ua|uo|ue|ui|a|o|e|i|u"
+_PINYIN_INITIAL = "zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw]"
+# a given name of two pinyin syllables ('Xiaolong' = xiao-long, 'Shurui'), each read longest-first
+# without backtracking, so 'Guan' or 'Zhuang' is one syllable, never gu-an / zhu-ang; the second
+# syllable has an initial ('Hana' passes, 'Shee' does not). Three syllables ('Tanaka') are no Chinese
+# given name.
+_TWO_SYLLABLE_GIVEN = re.compile(
+    f"(?>(?:{_PINYIN_INITIAL})(?:{_PINYIN_FINAL})|(?:ang|eng|ai|ei|ao|ou|an|en|er|a|o|e))"
+    f"(?>(?:{_PINYIN_INITIAL})(?:{_PINYIN_FINAL}))")
 
 
 def surname(name: str) -> str:
@@ -105,7 +118,7 @@ def surname(name: str) -> str:
         return name.split(",")[0].strip()
     parts = [p for p in name.split() if p.strip(".").lower() not in {"jr", "sr", "ii", "iii", "iv", "phd"}]
     if len(parts) == 2 and parts[0].lower() in _SURNAME_FIRST and parts[1].lower() not in _SURNAME_FIRST \
-            and parts[1].isalpha() and len(parts[1]) > 2:
+            and _TWO_SYLLABLE_GIVEN.fullmatch(parts[1].lower()):
         return parts[0]
     return parts[-1].strip(",") if parts else ""
 

@@ -36,6 +36,16 @@ def test_surname_first_names_give_the_surname():
     assert paper_handle({"authors": ["Yin Xiaolong", "Zhang Wei", "Ann Lee"]}) == ("Yin et al.", True)
 
 
+def test_a_one_syllable_given_name_keeps_the_usual_order():
+    # three c29 readers: "Zheng et al. [8]" for Zheng Hui's MATCHA paper, "Lei et al." for Lei Hsiung
+    assert surname("Zheng Hui") == "Hui" and surname("Lei Hsiung") == "Hsiung" and surname("Zhong Guan") == "Guan"
+    assert paper_handle({"authors": ["Zheng Hui", "Xiaokai Wei", "Yexi Jiang"]}) == ("Hui et al.", True)
+    # a two-syllable pinyin given name after a surname is the surname-first order ...
+    assert surname("Peng Shurui") == "Peng" and surname("Zhou Bingtao") == "Zhou"
+    # ... a three-syllable one is no Chinese given name
+    assert surname("Jin Tanaka") == "Tanaka" and surname("Yu Kumagai") == "Kumagai"
+
+
 @pytest.mark.parametrize("sentence, after_that", [
     # read in the README survey: "Zhao et al. [34] point out that Existing MMRAG methods fail ..."
     ("Existing MMRAG methods fail to explain retrieval.", "existing MMRAG methods fail to explain retrieval."),
