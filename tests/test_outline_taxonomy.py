@@ -653,3 +653,31 @@ def test_a_part_is_for_the_subject_the_literature_names_not_the_clause_typed(sha
     headings, _ = part_headings(*listed_parts("evaluating large language models: benchmarks, metrics and "
                                               "LLM-as-a-judge"), texts + ["Evaluating large language models."] * 2)
     assert headings[:2] == ["Benchmarks for Evaluating Large Language Models", "Metrics for Evaluating Large Language Models"]
+
+
+VIT = re.compile(r"vision transformer|\bViTs?\b", re.I)
+
+
+def test_the_topics_alternative_heads_no_part_of_it(shared_data):
+    """ViT abstracts set CNNs beside ViTs ("CNNs and ViTs", "CNN or Transformer") more often than a
+    paper is about CNNs: the baseline, no part of the field. Blind readers found "Convolutional
+    Neural Networks" heading ViT surveys (c26f, c29a, c29k). A family of the field is about its
+    papers more often than it stands beside the topic."""
+    from surveygraph.agents.outline.concepts import PhraseIndex, phrase_key
+    from surveygraph.retrieval.spelling import WordFamilies
+
+    topic = "Vision Transformers"
+    papers = _corpus_papers(shared_data, VIT, 400)
+    index = PhraseIndex([p["title"] for p in papers], [p["abstract"] for p in papers],
+                        WordFamilies({"vision", "transformers", "vit", "vits"}))
+    cnn = index.concept(phrase_key("convolutional neural networks"))
+    assert len(index.beside_topic(cnn)) > len(cnn.about()) >= 3
+    for family in ("token pruning", "semantic segmentation"):
+        concept = index.concept(phrase_key(family))
+        assert len(concept.about()) >= 3 and len(index.beside_topic(concept)) <= len(concept.about()), family
+    ids = [p["paper_id"] for p in papers]
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    outline = build_outline_floor(topic, ids, {p["paper_id"]: p for p in papers}, vectors, n_sections=6,
+                                  n_subsections=3, encode=encode, topic_terms={"vit", "vits"})
+    headings = [h["title"] for s in outline for h in [s, *s["subsections"]]]
+    assert len(headings) >= 8 and not [h for h in headings if "convolutional" in h.lower() or "cnn" in h.lower()]

@@ -22,6 +22,7 @@ each topic's own human survey.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -30,6 +31,8 @@ from ..digest import stated_contributions
 from .grams import INNER, MAX_WORDS, MEASURE_CUES, MIN_USES, TASK_FOLLOWERS, _gram_spans, _WordFacts, stem_key, verb_like
 from .names import STOP, _tokens, title_case
 
+_COORDINATION_TOKEN = re.compile(r"[a-z0-9][a-z0-9'-]*|[()/]")
+_CONJUNCTIONS = {"and", "or", "vs", "versus", "/"}
 FOCUS_WEIGHT = 0.5  # a paper naming a phrase where its abstract states its contribution, against 1 for its title
 ASIDE_WEIGHT = 0.2  # one naming it elsewhere in the abstract only: background, baselines, results
 
@@ -89,6 +92,8 @@ class PhraseIndex:
         self.followers: dict[str, Counter] = defaultdict(Counter)  # next word after each occurrence
         self.preceders: dict[str, Counter] = defaultdict(Counter)  # word before each occurrence
         self.banned = banned
+        self.texts = [f"{title}. {abstract}" for title, abstract in zip(titles, abstracts)]
+        self._row_words: dict[int, tuple[list[str], list[str]]] = {}
         runs = [(_tokens(title), _tokens(abstract)) for title, abstract in zip(titles, abstracts)]
         facts = _WordFacts(banned, verb_like([r for pair in runs for r in pair]))
         for row, (title_runs, abstract_runs) in enumerate(runs):
@@ -111,6 +116,50 @@ class PhraseIndex:
                 stems = [f[0] for f in known]
                 for i, n in _gram_spans(known):
                     self.in_focus[" ".join(stems[i:i + n])].add(row)
+
+    def beside_topic(self, concept: Concept) -> set[int]:
+        """The rows that set the phrase (or its initials) beside one of the topic's words with a
+        conjunction: "CNNs and ViTs", "SFT and RL", "supervised fine-tuning (SFT) or reinforcement
+        learning". Coordination joins things of one kind (Roark and Charniak, COLING 1998, read
+        co-hyponyms off it): a phrase a pool names there is an alternative to the topic."""
+        words = concept.key.split()
+        acronym = "".join(p[0] for w in concept.form.split() for p in w.split("-") if p)
+        rows = set()
+        for row in concept.support:
+            tokens, stems = self._words(row)
+            n = len(words)
+            for i in range(len(tokens)):
+                if stems[i:i + n] == words:
+                    end = i + n
+                elif len(acronym) >= 2 and tokens[i].rstrip("s") == acronym.lower():
+                    end = i + 1
+                else:
+                    continue
+                if self._topic_beside(tokens, end, 1) or self._topic_beside(tokens, i - 1, -1):
+                    rows.add(row)
+                    break
+        return rows
+
+    def _words(self, row: int) -> tuple[list[str], list[str]]:
+        """A row's lower-cased words, brackets and slashes, and their stems (computed once)."""
+        found = self._row_words.get(row)
+        if found is None:
+            tokens = _COORDINATION_TOKEN.findall(self.texts[row].lower())
+            found = self._row_words[row] = (tokens, [stem_word(t) for t in tokens])
+        return found
+
+    def _topic_beside(self, tokens: list[str], at: int, step: int) -> bool:
+        """A conjunction from ``at`` on (past a bracketed acronym), then a topic word within three words."""
+        if step > 0 and at < len(tokens) and tokens[at] == "(":
+            close = tokens.index(")", at) if ")" in tokens[at:at + 4] else at
+            at = close + 1
+        if step < 0 and at >= 0 and tokens[at] == ")":
+            opened = max((j for j in range(max(0, at - 4), at) if tokens[j] == "("), default=at)
+            at = opened - 1
+        if not 0 <= at < len(tokens) or tokens[at] not in _CONJUNCTIONS:
+            return False
+        near = tokens[at + 1:at + 4] if step > 0 else tokens[max(0, at - 3):at]
+        return any(t.isalnum() and t not in STOP and t in self.banned for t in near)
 
     def task_share(self, key: str) -> float:
         """The share of the phrase's uses followed by a word that makes it a task or a setting

@@ -136,6 +136,11 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
         topic_sims = vectors @ normalise(np.asarray(encode([topic]), dtype=float))[0]
         fringe = set(np.flatnonzero(topic_sims < np.quantile(topic_sims, FRINGE)).tolist())
         concepts = [c for c in concepts if len(c.support & fringe) <= 0.5 * len(c.support)]
+    # a phrase the pool sets beside the topic ("CNNs and ViTs", "SFT and RL", "NeRF and 3DGS") more
+    # often than a paper is about it is the topic's alternative or baseline, no part of it: blind
+    # readers found "Convolutional Neural Networks" heading ViT surveys (c26f, c29a, c29k), and
+    # "Supervised Fine-Tuning" headed a section of RL papers in a survey of RL for LLMs
+    concepts = [c for c in concepts if len(index.beside_topic(c)) <= len(c.about())]
     forms = {c.key: c.form for c in concepts}
     # tasks ('question answering') and measures ('memory usage') head no part of a role section either
     plain = [c for c in concepts if index.task_share(c.key) < TASK_SHARE and index.measure_share(c.key) < MEASURE_SHARE]
