@@ -233,9 +233,13 @@ def _line_paragraph(line, turn: int, reading: Reading) -> list[str]:
 def _rest_paragraph(keys: list[int], reading: Reading, lines: list) -> list[str]:
     members = similar_pairs([reading.digests[k - 1] for k in keys], reading.vectors)
     out = contrast_sentences(members, shared=reading.shared, related=False)
+    if out and out[0].startswith("Both "):
+        # no line named before it: "Both involve direct preference optimization:" opening a paragraph of
+        # seven works read as if it introduced all seven (a c29r reader)
+        out[0] = "Two works " + out[0][len("Both "):]
     if out and lines:
         lead = beyond_lead(lines)
-        out[0] = lead + (out[0][:1].lower() + out[0][1:] if out[0].startswith("Both ") else out[0])
+        out[0] = lead + (out[0][:1].lower() + out[0][1:] if out[0].startswith("Two works ") else out[0])
     out += reading.quoted(members, "method")
     differ = trait_sentence(members, theme=reading.theme) if not lines else ""
     return out + ([differ] if differ else []) + reading.quoted(members, "finding")

@@ -237,3 +237,40 @@ def test_a_line_of_one_kind_of_work_is_a_whole_sentence_when_no_contrast_follows
     text = synthesize("Other Work on Safety Guardrails", papers,
                       topic="safety evaluation benchmarks for large language models")
     assert not re.search(r"\bAmong the [\w ]+ \[[\d, ]+\]\.", text), text
+
+
+def test_no_line_is_named_by_a_modifier_cut_before_its_noun_or_by_a_verb_and_its_object(shared_data):
+    """c29 readers quoted lines named "fine-grained visual [3, 4]", "identify open [3, 4, 5]" and
+    "enhance spatial reasoning [81, 82]", and a conclusion's "convolutional neural (26 works)": the
+    phrase is nine times in ten continued by a noun ('fine-grained visual understanding'), or it
+    follows "to" ('to enhance spatial reasoning')."""
+    from surveygraph.agents.grouping import phrase_groups
+    from tests.corpus_papers import corpus_papers
+
+    subsections = {
+        "fine-grained visual": ("2506.02537", "2505.20426", "2509.00664", "2604.12508", "2510.12184", "2510.01954",
+                                "2606.19534", "2506.07218"),
+        "identify open": ("2504.00125", "2604.16042", "2506.03408", "2508.07959", "2503.15850", "2510.01048",
+                          "2507.06203", "2506.05451"),
+        "enhance spatial reasoning": ("2604.09712", "2505.12363", "2506.02537", "2505.20426")}
+    for phrase, ids in subsections.items():
+        papers = corpus_papers(shared_data, *ids)
+        texts = [f"{p['title']}. {p['abstract']}" for p in papers]
+        lines = phrase_groups(texts, {"multimodal", "large", "language", "models", "llms", "interpretability"},
+                              titles=[p["title"] for p in papers])
+        assert lines and phrase not in [line.phrase.lower() for line in lines], (phrase, lines)
+
+
+def test_a_pair_opening_a_paragraph_is_two_works_not_both(shared_data):
+    """c29r: "Both involve direct preference optimization:" opened a paragraph of seven works, and the
+    reader took it to introduce all seven. Without a line named before it, the pair is "Two works"."""
+    from surveygraph.agents.synthesis import synthesize
+    from tests.corpus_papers import corpus_papers
+
+    papers = corpus_papers(shared_data, "2606.20508", "2603.22829", "2602.21346", "2605.20994", "2506.08885",
+                           "2505.11926", "2504.02725")
+    text = synthesize("Preference Optimization", papers, topic="safety alignment and refusal behaviour of LLMs")
+    paragraphs = [p for p in text.split("\n\n") if p.strip()]
+    assert len(paragraphs) >= 2
+    assert not [p for p in paragraphs if p.startswith("Both ") or ", both " in p[:60]], paragraphs
+    assert any(p.startswith("Two works ") or ", two works " in p[:60] for p in paragraphs), paragraphs
