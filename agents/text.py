@@ -150,13 +150,23 @@ _QUESTION_OPENERS = {"how", "what", "what's", "whats", "which", "why", "when", "
                      "do", "does", "did", "is", "are", "should", "will", "would"}
 
 
+# "how vision transformers work and where they are used" is a noun clause (an indirect question), no
+# question: it reads after "papers on" as typed, as "how to ..." does. A direct question puts an
+# auxiliary after its wh-word ("how do transformers ...", "why is ..."); "what"/"which"/"who" may open
+# a direct question without one ("which methods reduce hallucination"), so they stay questions.
+_CLAUSE_OPENERS = {"how", "why", "where", "when"}
+_AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "can", "could", "should", "will", "would", "has",
+                "have", "had", "may", "might", "must", "shall", "to"}
+
+
 def typed_as_question(topic: str) -> bool:
     words = topic.split()
     if not words:
         return False
     # an opener in capitals is an acronym ("CAN bus intrusion detection"), not a question word
     opener = words[0].lower() in _QUESTION_OPENERS and not (len(words[0]) > 1 and words[0].isupper())
-    return topic.rstrip().endswith("?") or (opener and [w.lower() for w in words[1:2]] != ["to"])
+    clause = len(words) > 1 and words[0].lower() in _CLAUSE_OPENERS and words[1].lower() not in _AUXILIARIES
+    return topic.rstrip().endswith("?") or (opener and not clause and [w.lower() for w in words[1:2]] != ["to"])
 
 
 def question_words(topic: str) -> str:

@@ -414,6 +414,11 @@ def test_a_topic_typed_as_a_question_stays_a_question_in_title_and_prose():
     assert topic_in_prose("how to stop LLMs from hallucinating") == "how to stop LLMs from hallucinating"
     assert topic_in_prose("Vision Transformers") == "Vision Transformers"
     assert survey_title("CAN bus intrusion detection") == "A Survey on CAN Bus Intrusion Detection"  # an acronym
+    # a noun clause is no question ("How Vision Transformers Work and Where They Are Used? A Survey")
+    assert survey_title("how vision transformers work and where they are used") == \
+        "A Survey on How Vision Transformers Work and Where They Are Used"
+    assert topic_in_prose("why LLMs hallucinate") == "why LLMs hallucinate"
+    assert topic_in_prose("why do LLMs hallucinate") == 'the question "Why do LLMs hallucinate?"'
 
 
 def test_a_phrase_and_its_acronym_stand_for_one_concept_in_a_section_s_summary():
