@@ -78,7 +78,9 @@ _BACK_REFERENCE = re.compile(
     r"the\b|it\b|they\b|their\b|its\b|with\b|in\b|on\b|of\b|to\b|for\b|by\b|from\b|and\b|or\b|not\b)[a-z][a-z-]*"
     r"|\b(?:address|tackl|solv|mitigat|overcom|alleviat|investigat|stud|examin|explor|answer)\w* (?:this|these|it|them)\b"
     # ... or one standing alone before a punctuation mark ("no existing AI system replicates this: ...", c29m)
-    r"|\b(?:this|these|those)\s*[:;,.]",
+    r"|\b(?:this|these|those)\s*[:;,.]"
+    # ... or a pronoun before a preposition ("we analyze this by computing ...", read in a session-30 draft)
+    r"|\b(?:this|these|those)\s+(?:by|through|via|using|with|into|to|for|from|under|across|and|or)\b",
     re.I)
 # ("this X", "these X", "such X" point at something the abstract said before: quoted alone, the
 # sentence would point at text the reader does not have; "such as" is no demonstrative, and "that"

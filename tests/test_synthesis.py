@@ -479,6 +479,11 @@ def test_a_sentence_leaning_on_the_one_before_or_on_the_field_s_time_is_quoted_w
                        "as a terminal act, while general-purpose LLMs hallucinate product claims.")
     assert _usable("Conversational recommenders treat recommendation as a terminal act, while general-purpose LLMs "
                    "hallucinate product claims.")
+    # a pronoun before a preposition: "Rawlekar et al. [12] analyze this by computing ..." (a session-30 draft)
+    assert not _usable("We analyze this by computing inter-patch similarity using patch-level attention components "
+                       "across all layers of the network.")
+    assert _usable("To this end, we compute inter-patch similarity using patch-level attention components across all "
+                   "layers of the network.")
 
 
 def test_the_topic_s_acronyms_are_read_from_all_the_run_s_papers():
