@@ -34,6 +34,8 @@ _LEAD_CONNECTIVE = re.compile(
     r"nonetheless|instead|in contrast|by contrast|conversely|to this end|to that end|for this purpose|"
     r"as a result|overall|in summary|in short|in conclusion|to summari[sz]e|together|here|herein|"
     r"on the other hand|at the same time|in this context|in response|in this regard|to this aim|"
+    r"on the contrary|to the contrary|more specifically|more precisely|more concretely|in other words|"
+    r"more importantly|most importantly|"
     r"to the best of (?:our|their|the authors') knowledge|beyond this|building on this|motivated by this|"
     r"inspired by this|based on this|based on these (?:\w+ )?(?:findings|observations|insights)|"
     r"to (?:address|tackle|overcome|solve|mitigate|bridge|fill|close|alleviate|resolve|remedy|handle|fix)"
@@ -48,7 +50,7 @@ _SENTENCE_ADVERB = re.compile(r"^([A-Z][a-z]+ly|In practice|In theory|In contras
 _OUR_START = re.compile(r"^our\s+", re.I)
 # When the field did something, not when the cited authors said it: "Recently, Wen et al. [6] note that
 # LLMs have been widely employed in CRSs" (a c29 introduction). The claim stands without it.
-_WHEN = re.compile(r"^(?:Recently|Currently|Nowadays|Lately|Traditionally|Historically|Today|In recent years|"
+_WHEN = re.compile(r"^(?:Recently|More recently|Most recently|Currently|Nowadays|Lately|Traditionally|Historically|Today|In recent years|"
                    r"Over the (?:past|last) (?:\w+ )?(?:years?|decades?))\s*,\s+(?=\S)")
 # Discourse connectives point back at the abstract's previous sentence ("Further, they observed
 # ..."); quoted alone, the sentence has no previous one, so the connective goes.

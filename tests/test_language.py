@@ -69,3 +69,19 @@ def test_a_one_syllable_given_name_keeps_the_usual_order():
 ])
 def test_a_sentence_capital_is_lowered_after_that_unless_it_starts_a_term(sentence, after_that):
     assert attribute(sentence, "Kim", False, "[2]", "report") == f"Kim [2] reports that {after_that}"
+
+
+@pytest.mark.parametrize("sentence, quoted", [
+    # read in a session-30 draft: "Jiao [21] points out that on the contrary, the self-attention ...",
+    # "Dehghan et al. [22] report that more specifically, their results ...", "note that more recently, ..."
+    ("On the contrary, the self-attention mechanism of ViT can draw the global relation on image patches.",
+     "Jiao [21] points out that the self-attention mechanism of ViT can draw the global relation on image patches."),
+    ("More specifically, our results indicate improvements in balanced accuracy.",
+     "Jiao [21] points out that their results indicate improvements in balanced accuracy."),
+    ("More recently, vision transformers (ViTs) have gained popularity.",
+     "Jiao [21] points out that vision transformers (ViTs) have gained popularity."),
+])
+def test_a_connective_tying_a_sentence_to_the_one_before_goes(sentence, quoted):
+    from surveygraph.agents.attribution import standalone
+
+    assert attribute(standalone(sentence), "Jiao", False, "[21]", "point out") == quoted
