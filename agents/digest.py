@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..sanitize import untrusted
-from .attribution import _LEAD_CONNECTIVE, paper_handle, third_person
+from .attribution import _LEAD_CONNECTIVE, _pronouns_to_third, paper_handle, third_person
 from .text import sentences as split_sentences
 
 MAX_CLAUSE_WORDS = 26  # longer contribution clauses are cut at a clause boundary, or not used
@@ -205,7 +205,8 @@ def _contribution(sentences: list[str], names: list[str], verbs: set[str]) -> Co
             continue
         if match:
             verb = VERB_BASE[match.group("verb").lower()]
-            obj = shorten(re.sub(r"\b(?:our|we)\b", "their", match.group("object"), flags=re.I))
+            # each pronoun by its own: "ClustViT, where we expand ..." read "where their expand" (a session-30 draft)
+            obj = shorten(_pronouns_to_third(match.group("object")))
             # "evaluate their approach on ..." says where, not what: the work's contribution is elsewhere
             if obj and not re.match(r"(?:that|how|whether|what|why|to|their (?:\w+ )?(?:approach|method|model|"
                                     r"framework|system|technique|pipeline|algorithm)s?)\b", obj, re.I):

@@ -165,3 +165,12 @@ def test_a_system_name_before_a_plural_noun_is_no_subject_of_a_verb():
     assert own_subject("XGRAG explanations exhibit a strong correlation with graph centrality measures.", ["XGRAG"]) is None
     assert own_subject("XGRAG attributes answers to graph components.", ["XGRAG"])[1] == \
         "attributes answers to graph components."
+
+
+def test_each_first_person_pronoun_of_a_contribution_becomes_its_own_third_person(shared_data):
+    """"Montello et al. [75] propose ClustViT, where their expand upon the Vision Transformer (ViT)
+    backbone" (a session-30 draft): "we" is "they", "our" is "their"."""
+    paper = corpus_papers(shared_data, "2510.01948")[0]
+    said = candidate_sentences([paper])
+    work = digest(1, paper, [c.text for c in said], [c.text for c in said if c.role == "method"], [], "method")
+    assert "where they expand upon the Vision Transformer" in work.contribution_text(), work.contribution_text()
