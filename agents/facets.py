@@ -73,7 +73,7 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?(?:\d|o\d|oss)[\w.-]*)?|GPT-4o|ChatGP
                     # vision and speech backbones and detectors, named as what a work uses, not as data
                     r"ResNet[\w-]*|ResNeXt[\w-]*|ViT[\w/-]*|Swin(?:V2)?(?:-\w+)?|ConvNeXt[\w-]*|EfficientNet[\w-]*|"
                     r"YOLO[\w.-]*|(?:Faster |Mask |Cascade )?R-CNN|DETR[\w-]*|U-?Net|fastText|PointNet[\w+-]*|"
-                    r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINOv2|Whisper[\w.-]*|wav2vec[\w.-]*|"
+                    r"PointPillars|VoxelNet|CenterPoint|BEVFormer|BEVFusion|DINO(?:v\d)?(?:-\w+)?|Whisper[\w.-]*|wav2vec[\w.-]*|"
                     # read in a ViT draft as "evaluation data": DeiT, VideoMAE-B
                     r"DeiT[\w-]*|BEiT[\w-]*|VideoMAE[\w-]*|MobileNet[\w-]*|RegNet[\w-]*|DenseNet[\w-]*|VGG[\w-]*|"
                     r"Mamba[\w-]*|m?HuBERT[\w-]*|WavLM[\w-]*|data2vec[\w.-]*|Conformer[\w-]*|XLS-R|"

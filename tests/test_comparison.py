@@ -128,6 +128,9 @@ def test_one_work_of_each_kind_is_named_not_counted():
     ("We distil detectors. Results on the COCO benchmark improve AP by 2 points and AP50 by 3.", ["COCO"], ["AP", "AP50"]),
     ("We replace attention in DeiT and VideoMAE-B backbones. Experiments on the ImageNet benchmark cut FLOPs by "
      "40% at equal accuracy.", ["ImageNet"], ["DeiT", "VideoMAE-B", "FLOPs"]),
+    # a session-30 draft: "Wandel et al. [73] use DINOv3-S and SPair-71k", "Su [68] uses DINOv1, ImageNet-1K"
+    ("Experiments with DINOv1 and DINOv3-S features on the ImageNet-1K benchmark show gains of 2%.", ["ImageNet-1K"],
+     ["DINOv1", "DINOv3-S"]),
     # v13 readers: "Kulkarni uses AlexNet", "Pang et al. use SwinUNETR", "Su et al. use Large Vision-Language
     # Models", "Duan et al. use GPT-o1", "Wang et al. use DeepMind", "Lee et al. use Using R-MHSafe"
     ("We compare AlexNet, ResNet and ViT on the EuroSAT dataset, reaching 98% accuracy.", ["EuroSAT"], ["AlexNet"]),
