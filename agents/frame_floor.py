@@ -125,7 +125,8 @@ def survey_overview(facts: dict, papers: dict) -> Overview:
     facets = {pid: paper_facets(papers[pid], KnownNames.from_record(facts.get("known_names"))) for pid in ids}
     stated = challenge_statements(ids, papers)
     return Overview(distinctive_phrases(sections, papers, banned) if len(sections) > 1 else [[] for _ in sections],
-                    crosscutting_phrases(sections, papers, banned) if len(sections) > 1 else [],
+                    crosscutting_phrases(sections, papers, banned, headings=[s["title"] for s in facts["sections"]])
+                    if len(sections) > 1 else [],
                     evaluation_practice(ids, facets, banned), stated, challenge_themes(stated, banned))
 
 

@@ -90,10 +90,12 @@ def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str
     return out
 
 
-def crosscutting_phrases(sections: list[list[str]], papers: dict, banned: set[str], limit: int = 3
-                         ) -> list[tuple[str, list[int], list[str]]]:
+def crosscutting_phrases(sections: list[list[str]], papers: dict, banned: set[str], limit: int = 3,
+                         headings: list[str] | tuple = ()) -> list[tuple[str, list[int], list[str]]]:
     """Phrases used by works of at least two sections (two works at least per section... or three
-    works overall): (phrase, section indices, paper ids), most sections and works first."""
+    works overall): (phrase, section indices, paper ids), most sections and works first. A phrase
+    that heads a section (``headings``) is that section's theme, no ingredient cutting across
+    ("semantic segmentation (in Sections 3 and 6 ...)" beside a section "Semantic Segmentation")."""
     order = list(dict.fromkeys(pid for section in sections for pid in section if pid in papers))
     texts = [paper_text(papers[pid]) for pid in order]
     users = phrase_users(texts, banned)
@@ -108,7 +110,10 @@ def crosscutting_phrases(sections: list[list[str]], papers: dict, banned: set[st
                 and len(titled.get(phrase, ())) >= 2:
             ranked.append((-len(spread), -len(ids), phrase, spread, ids))
     chosen, seen = [], set()
+    headed = [concept_stems(heading.lower()) for heading in headings]
     for _s, _n, phrase, spread, ids in sorted(ranked):
+        if any(concept_stems(phrase) <= stems for stems in headed):
+            continue
         stems = concept_stems(phrase)
         if stems & seen:
             continue

@@ -434,3 +434,22 @@ def test_a_phrase_and_its_acronym_stand_for_one_concept_in_a_section_s_summary()
     distinct = distinctive_phrases([["p0", "p1", "p2", "p3"], ["p4", "p5"]], papers, set())
     said = [phrase.lower() for phrase, _ in distinct[0]]
     assert sum(p in ("cnns", "convolutional neural networks") for p in said) == 1, said
+
+
+def test_a_phrase_that_heads_a_section_cuts_across_nothing():
+    """A session-30 conclusion: "Some ingredients cut across the taxonomy: ... semantic segmentation (in
+    Sections 3 and 6; 16 works ...)" in a survey whose Section 6 is "Semantic Segmentation"."""
+    from surveygraph.agents.trends import crosscutting_phrases
+
+    titles = ["Semantic Segmentation with Token Merging", "Semantic Segmentation via Sparse Attention",
+              "Semantic Segmentation of Medical Images", "Token Pruning for Semantic Segmentation",
+              "Medical Image Classification with Token Pruning", "Token Pruning Meets Hierarchical Windows",
+              "Registers for Vision Transformers", "Knowledge Distillation for Compact Backbones",
+              "Visual Prompt Tuning at Scale", "Adversarial Patches against Vision Backbones"]
+    papers = {f"p{i}": {"title": t, "abstract": f"{t}. We study it on ImageNet."} for i, t in enumerate(titles)}
+    sections = [["p0", "p1", "p2", "p6", "p7"], ["p3", "p4", "p5", "p8", "p9"]]
+    everything = [phrase.lower() for phrase, _, _ in crosscutting_phrases(sections, papers, set())]
+    assert "semantic segmentation" in everything
+    headed = [phrase.lower() for phrase, _, _ in crosscutting_phrases(
+        sections, papers, set(), headings=["Semantic Segmentation", "Efficient Architectures"])]
+    assert "semantic segmentation" not in headed
