@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from .bm25_index import tokenize
 from .spelling import is_task_verb
 from .topic_facets import (GENERIC_HEADS, LIST_JOINS, MIN_TERM_USES, TRAILING_HEADS, Facet, Unit, lists_phrases,
                            stem_text, unit_named)
@@ -56,12 +57,18 @@ def drop_phrasing_words(facets: Sequence[Facet], nearest_texts: Sequence[str],
         rates = [sum(unit_named(u, s) for s in stems) / len(stems) for u in facet.units]
         rarity = [math.log((len(store_stems) + 1) / (sum(unit_named(u, s) for s in store_stems) + 1))
                   for u in facet.units] if len(store_stems) >= MIN_NEAREST else [1.0] * len(rates)
-        best = max(range(len(rates)), key=lambda i: rates[i] * rarity[i])
+        # the unit that always stays: the one named most for its rarity, among the units that name
+        # no kind of a generic head the topic reads as no word at all ("chat" of "aligning chat
+        # models": the literature says "LLMs", and asked for "chat" because it is rare, a pool of
+        # the corpus's hundreds of RLHF and DPO papers kept 22). Such a word stays only at the rate.
+        choices = [i for i, u in enumerate(facet.units) if not _modifies_generic_head(u, facet.phrase)] or \
+            list(range(len(rates)))
+        best = max(choices, key=lambda i: rates[i] * rarity[i])
         # a task verb alone carries no topic ("predicting" of "predicting protein-ligand binding",
         # named by half the papers nearest a topic the store holds 14 papers of): the best of the
         # nouns stays with it
         if all(is_task_verb(u.phrase) for u, r in zip(facet.units, rates) if r >= PHRASING_RATE):
-            nouns = [i for i, u in enumerate(facet.units) if not is_task_verb(u.phrase)]
+            nouns = [i for i in choices if not is_task_verb(facet.units[i].phrase)]
             best = max(nouns, key=lambda i: rates[i] * rarity[i]) if nouns else best
         kept = tuple(u for i, (u, r) in enumerate(zip(facet.units, rates)) if r >= PHRASING_RATE or i == best)
         if len(kept) < 2 and _said_verbatim(facet, candidate_stems) >= MIN_TERM_USES:
@@ -137,6 +144,15 @@ def _with_key_units(facet: Facet, rates: dict[str, float]) -> Facet:
         return facet
     units = tuple(Unit(u.phrase, u.forms, u.weight, rates.get(u.phrase, 0.0) >= KEY_UNIT_RATE) for u in facet.units)
     return Facet(facet.phrase, units, facet.phrasing)
+
+
+def _modifies_generic_head(unit: Unit, phrase: str) -> bool:
+    """Whether the unit is a one-word modifier right before a generic head in the facet's phrase
+    ("chat" of "chat models", "vision" of "vision systems"): it names a kind of the head, which the
+    units leave out (topic_facets.GENERIC_HEADS)."""
+    words = [t for w in re.findall(r"[a-z0-9]+", phrase.lower()) for t in tokenize(w)]
+    return " " not in unit.phrase and any(w == unit.phrase and i + 1 < len(words) and words[i + 1] in GENERIC_HEADS
+                                          for i, w in enumerate(words))
 
 
 def _said_verbatim(facet: Facet, stems: Sequence[str]) -> int:

@@ -213,6 +213,26 @@ def test_a_task_verb_alone_carries_no_topic(corpus_texts):
     assert [u.phrase for u in drop_phrasing_words([robots], robot_texts, [], background)[0].units] == ["robot"]
 
 
+def test_a_kind_of_model_the_literature_does_not_name_is_the_user_s_phrasing(corpus_texts):
+    """"RLHF and its alternatives for aligning chat models": the papers nearest it say "aligning" (0.64)
+    and seldom "chat" (0.15); asked for "chat" because it is rare (beside the task verb), the pool kept
+    22 of the corpus's hundreds of RLHF and DPO papers. "chat" names a kind of model, the head the
+    facet leaves out: it stays only when the nearest papers name it at the phrasing rate."""
+    (_, facet) = topic_facets("RLHF and its alternatives for aligning chat models", [])
+    assert [u.phrase for u in facet.units] == ["aligning", "chat"]
+    aligning = [t for _, t in corpus_texts if re.search(r"\balign(ing|ment)\b.*\b(llms?|language models?)\b", t.lower())]
+    chat = [t for t in aligning if "chat" in t.lower()]
+    nearest = chat[:15] + [t for t in aligning if "chat" not in t.lower()][:85]
+    background = [t for _, t in random.Random(0).sample(corpus_texts, 2000)]
+    thinned = drop_phrasing_words([facet], nearest, [], background)[0]
+    assert [u.phrase for u in thinned.units] == ["aligning"] and thinned.phrasing == ("chat",), thinned
+    # a kind of model the nearest papers do name stays: "protein language models"
+    (protein,) = topic_facets("protein language models", [])
+    proteins = [t for _, t in corpus_texts if "protein language model" in t.lower()][:100]
+    assert len(proteins) >= 10
+    assert {u.phrase for u in drop_phrasing_words([protein], proteins, [], background)[0].units} >= {"protein", "language"}
+
+
 def test_how_new_the_user_wants_it_is_no_facet():
     """"what's new in mixture-of-experts LLMs?" asked every paper to say "new" (80 kept; the topic
     alone keeps 337)."""
