@@ -189,6 +189,18 @@ def _metrics(text: str) -> list[str]:
     return [name for name, pattern in _METRIC_RES.items() if pattern.search(text)]
 
 
+_MODIFIES_NEXT = re.compile(r" (?!(?:for|with|via|on|in|of|and|or|to|from|by|at|as|vs|using|under|through)\b)[A-Za-z]")
+_INTRODUCING = re.compile(r"\b(?:we|our|this (?:paper|work|study|article))\b|\b(?:propos|introduc|present|develop|design|"
+                          r"call|nam|term|dub|coin)\w*\b|\bnovel\b", re.I)
+
+
+def _sentence_at(text: str, at: int) -> str:
+    before = text.rfind(". ", 0, at)
+    start = before + 2 if before >= 0 else 0
+    end = text.find(". ", at)
+    return text[start:end if end >= 0 else len(text)]
+
+
 def own_names(title: str, abstract: str) -> list[str]:
     """Names the paper gives itself: the name before a title's colon ('Vgent: ...'), names in its
     title ('... with DenseFuse'), and names the abstract introduces ('we propose X', 'called X',
@@ -197,8 +209,15 @@ def own_names(title: str, abstract: str) -> list[str]:
     head = title.split(":", 1)[0].strip()
     if ":" in title and 0 < len(head.split()) <= 2:
         names.append(head)
-    found = [m.group(0) for m in _NAME.finditer(title)]
-    found += [match.group(1) or match.group(2) for match in _INTRODUCED.finditer(abstract)]
+    # a name inside the title that modifies the word after it is the domain's term, not the system
+    # ("... for Semiconductor IC Packaging" gave a table the name "IC", a session-30 draft)
+    found = [m.group(0) for m in _NAME.finditer(title) if m.start() == 0 or not _MODIFIES_NEXT.match(title, m.end())]
+    for match in _INTRODUCED.finditer(abstract):
+        # an acronym defined in passing names what the work uses ("local patch boundaries (BSDS500)",
+        # "Class Activation Mapping (Grad-CAM) analysis confirmed ..."); one the sentence introducing
+        # the work defines ("we propose Multimodal RAG (MRAG)") is its own
+        if match.group(1) or _INTRODUCING.search(_sentence_at(abstract, match.start())):
+            found.append(match.group(1) or match.group(2))
     generic = {term for term, is_generic in _definitions(abstract).items() if is_generic}
     # Past the title's head, ordinary words joined by hyphens ("Visual-Grounded", "LLM-based",
     # "Scale-Normalized") are a description, not a name; a name has a capital or digit inside a word.

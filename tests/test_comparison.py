@@ -205,6 +205,17 @@ def test_the_reviews_a_method_reads_do_not_make_it_a_review(title, kind):
      "We propose a novel safety alignment strategy, Constrained Knowledge Unlearning (CKU), which prunes gradients.",
      ["CKU"]),
     ("S2FGL: Spatial Spectral Federated Graph Learning", "We propose S2FGL for subgraph federated learning.", ["S2FGL"]),
+    # a session-30 table named systems "IC", "BSDS500" and "Grad-CAM": a domain's term inside the title,
+    # data and a tool the abstract defines in passing
+    ("Joint Architecture-Token-Bitwidth Multi-Axis Optimization of Vision Transformers for Semiconductor IC Packaging",
+     "We optimise three axes. The framework identifies compact backbones via Neural Architecture Search "
+     "(AutoFormer) and reduces tokens via token merging (ToMe).", []),
+    ("From Edges to Depth: Probing the Spatial Hierarchy in Vision Transformers",
+     "Probing a frozen ViT-B/16 for local patch boundaries (BSDS500) and per-patch depth reveals a hierarchy.", []),
+    ("Systematic Evaluation of Vision Transformers for Cervical Cancer Classification",
+     "Gradient-weighted Class Activation Mapping (Grad-CAM) analysis confirmed that attention follows the lesions.", []),
+    ("MaMe & MaRe: Matrix-Based Token Merging and Restoration", "We propose MaMe, a token merging method.",
+     ["MaMe", "MaRe"]),
 ])
 def test_a_concept_the_abstract_abbreviates_is_not_the_system_s_name(title, abstract, names):
     from surveygraph.agents.facets import own_names

@@ -55,8 +55,8 @@ def test_the_run_records_only_the_names_its_papers_would_misread():
     texts = [("X", "We fine-tune CogVideoX."), ("Y", "Built on CogVideoX, we evaluate on VBench and on GSM8K."),
              ("Z", "Results on VBench and on GSM8K.")]
     papers = [{"title": "Motion priors", "abstract": "Experiments on VBench and CogVideoX show gains."},
-              {"title": "Safe distillation", "abstract": "We distil refusals; reductions in reasoning performance (GSM8K) "
-                                                        "persist."}]
+              {"title": "Safe distillation", "abstract": "We distil refusals and find that reductions in reasoning "
+                                                        "performance (GSM8K) persist."}]
     known = misread_names(texts, papers)
     assert (known.tools, known.data, known.common) == (frozenset({"CogVideoX"}), frozenset({"GSM8K"}), frozenset())
     assert known.role_counts() == {"VBench": (0, 1)}  # read "on VBench" once in the kept papers
@@ -112,9 +112,12 @@ def test_a_name_many_deepfake_papers_use_is_no_work_s_own_system(shared_data):
     assert len(texts) > 200
     realistic = by_title["Are DeepFakes Realistic Enough? Exploring Semantic Mismatch as a Novel Challenge"]
     opens = next(p for t, p in by_title.items() if t.startswith("DiffusionFF:"))
-    assert "DeepFakes" in paper_facets(realistic).own_names  # the abstract alone misreads it
+    # a title name before the word it modifies ("DeepFakes Realistic") is no system even unread (session 30)
+    assert "DeepFakes" not in paper_facets(realistic).own_names
     known = misread_names(texts, [realistic, opens])
-    assert "DeepFakes" in known.common and "DiffusionFF" not in known.common
+    from surveygraph.agents.name_roles import common_names
+
+    assert "DeepFakes" in common_names(texts) and "DiffusionFF" not in known.common
     assert "DeepFakes" not in paper_facets(realistic, known).own_names
     assert paper_facets(opens, known).own_names[:1] == ["DiffusionFF"]
     assert known_names({"known_names": known.to_record()}) == known
