@@ -681,3 +681,24 @@ def test_the_topics_alternative_heads_no_part_of_it(shared_data):
                                   n_subsections=3, encode=encode, topic_terms={"vit", "vits"})
     headings = [h["title"] for s in outline for h in [s, *s["subsections"]]]
     assert len(headings) >= 8 and not [h for h in headings if "convolutional" in h.lower() or "cnn" in h.lower()]
+
+
+def test_listed_parts_stay_sections_when_a_role_section_holds_one_of_them(shared_data):
+    """"large vision-language models: architectures, training and benchmarks": the benchmark papers go
+    to the evaluation section, the "benchmarks" part held none of the method papers, and the list lost
+    all three parts (a session-30 draft's sections were "Question Answering", "Visual Tokens", "Object
+    Hallucination"). The parts the method papers fill are its first sections."""
+    from tests.corpus_papers import corpus_papers
+
+    pool = json.loads((Path(__file__).parent / "data" / "lvlm_parts_pool.json").read_text())
+    topic = pool["topic"]
+    papers = [{**p, "paper_id": f"arxiv:{i}"} for i, p in zip(pool["ids"], corpus_papers(shared_data, *pool["ids"]))]
+    ids, by_id = [p["paper_id"] for p in papers], {p["paper_id"]: p for p in papers}
+    vectors, encode = tfidf_encoder([f"{p['title']}. {p['abstract']}" for p in papers])
+    demos = [{"topic": "a related survey", "entries": [{"level": 1, "title": "Model Architectures"},
+                                                      {"level": 1, "title": "Benchmarks and Evaluation"}]}]
+    outline = build_outline_floor(topic, ids, by_id, vectors, n_sections=6, n_subsections=3, encode=encode, demos=demos)
+    titles = [s["title"] for s in outline]
+    assert titles[:2] == ["Architectures for Large Vision-Language Models", "Training for Large Vision-Language Models"], \
+        titles
+    assert any(s["role"] == "evaluation" for s in outline), titles

@@ -177,7 +177,12 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
             phrases = [sub for sub in subs if sub["source"] == "concepts"]
             if not phrases and role in KIND_NAMED_ROLES:  # no phrase: one subsection named by what its papers are
                 lone = {"title": "", "terms": [], "source": "role:kinds", "rows": rows}
-                subs = [sub for sub in [named_by_kinds(lone, ids, papers, topic=topic, taken=taken)] if sub["title"]]
+                named = named_by_kinds(lone, ids, papers, topic=topic, taken=taken)
+                # its kinds' name already heads a listed part's subsection: these are further works of
+                # those kinds ("Further Benchmarks, Datasets and Methods"), and the role keeps its section
+                named = named if named["title"] else named_by_kinds(lone, ids, papers, topic=topic, taken=taken,
+                                                                    prefix="Further ")
+                subs = [named] if named["title"] else []
             elif len(phrases) <= 1 and role == FOUNDATIONS:
                 subs = _foundation_parts(rows, ids, papers, vectors)
             else:
@@ -241,9 +246,21 @@ def _asked_sections(topic: str, rows: list[int], ids: list[str], papers: dict[st
     within its papers, as a role section's are."""
     titles = [as_data(papers[ids[r]].get("title")) for r in rows]
     abstracts = [as_data(papers[ids[r]].get("abstract")) for r in rows]
+    parts = [(heading, part, [rows[i] for i in local])
+             for heading, part, local in asked_parts(topic, titles, abstracts, min_size=min_size)]
+    if not parts:
+        # a part whose papers a role section holds ("benchmarks" of "LVLMs: architectures, training and
+        # benchmarks" went to the evaluation section, and the list lost all three parts): the list is
+        # read on the whole pool, and the parts the method papers fill are its sections
+        everything = list(range(len(ids)))
+        method = set(rows)
+        whole = asked_parts(topic, [as_data(papers[i].get("title")) for i in ids],
+                            [as_data(papers[i].get("abstract")) for i in ids], min_size=min_size)
+        parts = [(heading, part, members) for heading, part, local in whole
+                 if len(members := [everything[i] for i in local if everything[i] in method]) >= min_size]
+        parts = parts if len(parts) >= 2 else []
     sections = []
-    for number, (heading, part, local) in enumerate(asked_parts(topic, titles, abstracts, min_size=min_size)):
-        members = [rows[i] for i in local]
+    for number, (heading, part, members) in enumerate(parts):
         subs = _phrase_subsections(phrase_key(part), members, concepts, vectors, n_subsections=n_subsections,
                                    topic=topic, taken=taken)
         if len(subs) <= 1:  # no phrase divides it: one subsection named by what its papers are ...
