@@ -274,3 +274,20 @@ def test_a_pair_opening_a_paragraph_is_two_works_not_both(shared_data):
     assert len(paragraphs) >= 2
     assert not [p for p in paragraphs if p.startswith("Both ") or ", both " in p[:60]], paragraphs
     assert any(p.startswith("Two works ") or ", two works " in p[:60] for p in paragraphs), paragraphs
+
+
+def test_a_title_that_spells_an_acronym_in_capitals_names_no_line_in_that_spelling(shared_data):
+    """"One line of work runs through them, sAfety aLIgnment [33, 34]" (c30j, a subsection on adversarial
+    attacks in a survey of "LLM safety: risks, attacks and defenses"): a title "AdversariaL attacK sAfety
+    aLIgnment(ALKALI)" capitalises letters inside ordinary words; another spelling names the line."""
+    from surveygraph.agents.grouping import phrase_groups
+    from surveygraph.retrieval.spelling import WordFamilies
+    from tests.corpus_papers import corpus_papers
+
+    papers = corpus_papers(shared_data, "2505.21967", "2506.08885", "2507.06489", "2509.00391", "2512.21815",
+                           "2504.00218", "2509.19870", "2606.01441")
+    assert "sAfety aLIgnment" in papers[1]["title"]
+    lines = phrase_groups([f"{p['title']}. {p['abstract']}" for p in papers],
+                          WordFamilies({"llm", "llms", "safety", "risks", "attacks", "defenses", "adversarial"}),
+                          titles=[p["title"] for p in papers])
+    assert "safety alignment" in [line.phrase for line in lines], lines

@@ -483,6 +483,13 @@ def test_the_parts_a_topic_lists_are_its_first_sections(shared_data):
     # "Defending ... Against Jailbreak Attacks" names both parts in its title: it is in neither (a
     # c26o reader found such a defence under "Jailbreak Attacks")
     assert not any(re.search(r"defen[cds]", by_id[p]["title"].lower()) for p in outline[0]["paper_ids"])
+    # ... nor is a title that sets out to counter the attacks: "... to Mitigate Jailbreak Attacks",
+    # "... Against Jailbreak Attacks" (a c30 reader found SafeBehavior under "Jailbreak Attacks")
+    countered = [p for p in ids if re.search(r"(mitigat\w*|against|resist\w*|prevent\w*) (\w+ ){0,3}jailbreak",
+                                             by_id[p]["title"].lower())]
+    # (one stays: "ASGuard ... to Mitigate Targeted Jailbreaking Attack" never says "defense")
+    assert len(set(countered) & set(outline[0]["paper_ids"])) <= 1
+    assert len(set(countered) & set(outline[1]["paper_ids"])) >= 0.75 * len(countered) > 0
 
 
 def test_a_list_that_is_not_the_surveys_parts_leaves_the_outline_to_the_taxonomy(shared_data):

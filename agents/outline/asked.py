@@ -201,6 +201,11 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
     return headings, units
 
 
+# A countering verb or preposition (kept) and what follows it to the end of the title's clause (dropped).
+_COUNTERED = re.compile(r"\b(against|mitigat\w*|defend\w*|counter(?:ing|s)?|resist\w*|prevent\w*|thwart\w*|"
+                        r"robust(?:ness)? to|safeguard\w* (?:\w+ )?from)\b[^:;,.?!]*", re.I)
+
+
 def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[str]) -> tuple[list[list[int]], list[set[int]]]:
     """Per part: the rows it holds (named most strongly by it, no tie) and every row naming it. A
     part most of the papers name is the topic's theme ("benchmarks" in 224 of 249 abstracts on
@@ -224,8 +229,13 @@ def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[s
         return unit_named(units[i], stems)
 
     readings = [(title, stem_text(title), abstract, stem_text(abstract)) for title, abstract in zip(titles, abstracts)]
-    fits_by_row = [[2 if names(i, t, ts) else 1 if names(i, a, abs_) else 0 for i in range(len(units))]
-                   for t, ts, a, abs_ in readings]
+    # what a title sets out to counter is no part it contributes to: "SafeBehavior: ... to Mitigate
+    # Jailbreak Attacks" is a defense (a c30 reader found it under "Jailbreak Attacks"); countered,
+    # the part counts as the abstract's mention
+    countered = [_COUNTERED.sub(r"\1", title) for title in titles]
+    fits_by_row = [[2 if names(i, c, stem_text(c)) else 1 if names(i, t, ts) or names(i, a, abs_) else 0
+                    for i in range(len(units))]
+                   for c, (t, ts, a, abs_) in zip(countered, readings)]
     naming: list[set[int]] = [{row for row, fits in enumerate(fits_by_row) if fits[i]} for i in range(len(units))]
     theme = [len(rows) > THEME_SHARE * max(len(readings), 1) for rows in naming]
     held: list[list[int]] = [[] for _ in units]

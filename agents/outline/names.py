@@ -141,6 +141,12 @@ def bound_phrases(texts: list[str], *, before: bool) -> set[str]:
     return {p for p, c in seen.items() if c >= 2 and neighbours[p] and neighbours[p].most_common(1)[0][1] == c}
 
 
+# A capital inside an ordinary word: after its lower-case opening ("sAfety", "aLIgnment") or as the
+# last letter of a long lower-case run ("AdversariaL", "attacK"; not "ViT", "DeiT", "GraphRAG").
+# Such a spelling ("nuScenes" too) yields only when another spelling of the phrase occurs.
+_SPELLED_OUT = re.compile(r"^[a-z]+[A-Z]|[a-z]{3,}[A-Z]$")
+
+
 def surface_forms(texts: list[str]) -> dict[str, str]:
     """Usual spelling of every phrase: keeps 'GraphRAG', 'LLM', 'multi-hop'; a capital that
     only comes from starting a title is dropped when the lower-case form also occurs."""
@@ -153,7 +159,10 @@ def surface_forms(texts: list[str]) -> dict[str, str]:
                     counts[" ".join(w.lower() for w in words)][" ".join(words)] += 1
     forms = {}
     for key, found in counts.items():
-        best = found.most_common(1)[0][0]
+        # a spelling that capitalises letters inside ordinary words to spell out an acronym ("AdversariaL
+        # attacK sAfety aLIgnment (ALKALI)", a title) yields to any other: a c30 line was named
+        # "sAfety aLIgnment"
+        best = max(found, key=lambda form: (not any(_SPELLED_OUT.search(w) for w in form.split()), found[form]))
         if key in found and best != key and all(w[1:].islower() or len(w) == 1 for w in best.split()):
             best = key  # 'Video' / 'Image Retrieval' at a title start -> 'video', 'image retrieval'
         forms[key] = best
