@@ -35,7 +35,7 @@ _LEAD_CONNECTIVE = re.compile(
     r"as a result|overall|in summary|in short|in conclusion|to summari[sz]e|together|here|herein|"
     r"on the other hand|at the same time|in this context|in response|in this regard|to this aim|"
     r"on the contrary|to the contrary|more specifically|more precisely|more concretely|in other words|"
-    r"more importantly|most importantly|"
+    r"more importantly|most importantly|to be (?:\w+ )?(?:specific|precise|striking|exact|concrete|clear|fair|honest)|"
     r"to the best of (?:our|their|the authors') knowledge|beyond this|building on this|motivated by this|"
     r"inspired by this|based on this|based on these (?:\w+ )?(?:findings|observations|insights)|"
     r"to (?:address|tackle|overcome|solve|mitigate|bridge|fill|close|alleviate|resolve|remedy|handle|fix)"

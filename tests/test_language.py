@@ -80,6 +80,9 @@ def test_a_sentence_capital_is_lowered_after_that_unless_it_starts_a_term(senten
      "Jiao [21] points out that their results indicate improvements in balanced accuracy."),
     ("More recently, vision transformers (ViTs) have gained popularity.",
      "Jiao [21] points out that vision transformers (ViTs) have gained popularity."),
+    # c30j: "Huang et al. [28] report that to be striking, their experiments reveal ..."
+    ("To be striking, our experiments reveal unprecedented jailbreak capabilities.",
+     "Jiao [21] points out that their experiments reveal unprecedented jailbreak capabilities."),
 ])
 def test_a_connective_tying_a_sentence_to_the_one_before_goes(sentence, quoted):
     from surveygraph.agents.attribution import standalone
