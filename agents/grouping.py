@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from .facets import _MODEL
 from .outline.headings import is_name
-from .outline.names import STOP, _tokens, bound_phrases, incomplete_phrases, keyphrase_analyzer, stem, surface_forms
+from .outline.names import (STOP, bound_phrases, incomplete_phrases, keyphrase_analyzer, phrase_positions, stem,
+                            surface_forms)
 from .text import in_sentence
 
 MAX_SHARE = 0.6  # a phrase more than this share of the texts use names their common theme, not a line
@@ -70,15 +71,10 @@ def cut_or_predicate(texts: list[str]) -> set[str]:
     uses: Counter = Counter()
     continued: Counter = Counter()
     after_to: Counter = Counter()
-    for text in texts:
-        for run in _tokens(text):
-            low = [t.lower() for t in run]
-            for n in (1, 2, 3):
-                for i in range(len(low) - n + 1):
-                    phrase = " ".join(low[i:i + n])
-                    uses[phrase] += 1
-                    continued[phrase] += i + n < len(low) and low[i + n] not in STOP
-                    after_to[phrase] += i > 0 and low[i - 1] == "to"
+    for phrase, low, i, n in phrase_positions(texts):
+        uses[phrase] += 1
+        continued[phrase] += i + n < len(low) and low[i + n] not in STOP
+        after_to[phrase] += i > 0 and low[i - 1] == "to"
     return {p for p, c in uses.items() if c >= 2 and (continued[p] >= 0.9 * c or after_to[p] >= 0.9 * c)}
 
 

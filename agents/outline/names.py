@@ -122,22 +122,28 @@ def incomplete_phrases(texts: list[str]) -> set[str]:
     return bound_phrases(texts, before=False)
 
 
+def phrase_positions(texts: list[str]):
+    """Every 1-3 word phrase of the texts' sentence-bounded runs, lower-cased, with where it stands:
+    (phrase, the run's lower-cased words, start, length)."""
+    for text in texts:
+        for run in _tokens(text):
+            low = [t.lower() for t in run]
+            for n in (1, 2, 3):
+                for i in range(len(low) - n + 1):
+                    yield " ".join(low[i:i + n]), low, i, n
+
+
 def bound_phrases(texts: list[str], *, before: bool) -> set[str]:
     """Phrases (1-3 words) seen at least twice and always next to the same word: the word after
     them, or with ``before`` the word before them (a stop word there is no neighbour: 'a question
     answering dataset' has no head word)."""
     seen: Counter = Counter()
     neighbours: dict[str, Counter] = defaultdict(Counter)
-    for text in texts:
-        for run in _tokens(text):
-            low = [t.lower() for t in run]
-            for n in (1, 2, 3):
-                for i in range(len(low) - n + 1):
-                    phrase = " ".join(low[i:i + n])
-                    seen[phrase] += 1
-                    j = i - 1 if before else i + n
-                    if 0 <= j < len(low) and not (before and low[j] in STOP):
-                        neighbours[phrase][stem(low[j])] += 1
+    for phrase, low, i, n in phrase_positions(texts):
+        seen[phrase] += 1
+        j = i - 1 if before else i + n
+        if 0 <= j < len(low) and not (before and low[j] in STOP):
+            neighbours[phrase][stem(low[j])] += 1
     return {p for p, c in seen.items() if c >= 2 and neighbours[p] and neighbours[p].most_common(1)[0][1] == c}
 
 
