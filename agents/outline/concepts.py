@@ -159,7 +159,7 @@ class PhraseIndex:
         if not 0 <= at < len(tokens) or tokens[at] not in _CONJUNCTIONS:
             return False
         near = tokens[at + 1:at + 4] if step > 0 else tokens[max(0, at - 3):at]
-        return any(t.isalnum() and t not in STOP and t in self.banned for t in near)
+        return any(t.replace("-", "").isalnum() and t not in STOP and t in self.banned for t in near)
 
     def task_share(self, key: str) -> float:
         """The share of the phrase's uses followed by a word that makes it a task or a setting
