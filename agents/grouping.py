@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from .facets import _MODEL
 from .outline.headings import is_name
-from .outline.names import (STOP, bound_phrases, incomplete_phrases, keyphrase_analyzer, phrase_positions, stem,
-                            surface_forms)
+from .outline.names import (STOP, bound_phrases, incomplete_phrases, initials, keyphrase_analyzer, phrase_positions,
+                            stem, surface_forms)
 from .text import in_sentence
 
 MAX_SHARE = 0.6  # a phrase more than this share of the texts use names their common theme, not a line
@@ -147,10 +147,3 @@ def concept_stems(phrase: str) -> set[str]:
     share 'cnn', so a list of phrases names the concept once (a c29 draft's introduction named both)."""
     words = phrase.split()
     return {stem(w) for w in words} | ({stem(initials(phrase))} if len(words) > 1 or "-" in phrase else set())
-
-
-def initials(phrase: str) -> str:
-    """The initials of a phrase of several words, hyphenated parts counted ("supervised fine-tuning"
-    -> "sft"); "" for one word."""
-    parts = [p for w in phrase.lower().split() for p in w.split("-") if p]
-    return "".join(p[0] for p in parts) if len(parts) > 1 else ""

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from ...evaluation.headings import stem_word
 from ..digest import stated_contributions
 from .grams import INNER, MAX_WORDS, MEASURE_CUES, MIN_USES, TASK_FOLLOWERS, _gram_spans, _WordFacts, stem_key, verb_like
-from .names import STOP, _tokens, title_case
+from .names import STOP, _tokens, initials, title_case
 
 _COORDINATION_TOKEN = re.compile(r"[a-z0-9][a-z0-9'-]*|[()/]")
 _CONJUNCTIONS = {"and", "or", "vs", "versus", "/"}
@@ -123,7 +123,7 @@ class PhraseIndex:
         learning". Coordination joins things of one kind (Roark and Charniak, COLING 1998, read
         co-hyponyms off it): a phrase a pool names there is an alternative to the topic."""
         words = concept.key.split()
-        acronym = "".join(p[0] for w in concept.form.split() for p in w.split("-") if p)
+        acronym = initials(concept.form)
         rows = set()
         for row in concept.support:
             tokens, stems = self._words(row)
@@ -131,7 +131,7 @@ class PhraseIndex:
             for i in range(len(tokens)):
                 if stems[i:i + n] == words:
                     end = i + n
-                elif len(acronym) >= 2 and tokens[i].rstrip("s") == acronym.lower():
+                elif acronym and tokens[i].rstrip("s") == acronym:
                     end = i + 1
                 else:
                     continue

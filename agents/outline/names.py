@@ -77,12 +77,12 @@ def topic_words(topic: str) -> set[str]:
     words = {w for w in re.split(r"[^a-z0-9]+", topic.lower()) if len(w) > 2 and w not in STOP}
     for run in re.findall(r"(?:[A-Z][\w]*(?:[- ](?=[A-Z]))?)+", topic):
         parts = [w for w in re.split(r"[- ]", run) if w]
-        initials = "".join(w[0] for w in parts).lower()
-        if len(initials) >= 2:
-            words |= {initials, initials + "s"}
+        letters = "".join(w[0] for w in parts).lower()
+        if len(letters) >= 2:
+            words |= {letters, letters + "s"}
         # the acronym without a generic head noun: "Vision-Language-Action Models" -> "VLA" too
         if len(parts) > 3 and parts[-1].lower() in _GENERIC_HEADS:
-            words |= {initials[:-1], initials[:-1] + "s"}
+            words |= {letters[:-1], letters[:-1] + "s"}
     words |= {w.lower().rstrip("s") for w in re.findall(r"\b[A-Z]{2,}s?\b", topic)}
     return words
 
@@ -131,6 +131,14 @@ def phrase_positions(texts: list[str]):
             for n in (1, 2, 3):
                 for i in range(len(low) - n + 1):
                     yield " ".join(low[i:i + n]), low, i, n
+
+
+def initials(phrase: str) -> str:
+    """The initials of a phrase of several words, hyphenated parts counted ("supervised fine-tuning"
+    -> "sft"); "" for one word."""
+    parts = [p for w in phrase.lower().split() for p in w.split("-") if p]
+    return "".join(p[0] for p in parts) if len(parts) > 1 else ""
+
 
 
 def bound_phrases(texts: list[str], *, before: bool) -> set[str]:
