@@ -236,6 +236,10 @@ class Corpus(CorpusIngest):
     def encode_query(self, text: str) -> np.ndarray:
         return np.asarray(get_model(self.settings).encode([text])[0], dtype=np.float32)
 
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """The index's embedding of each text, one batch (words and phrases read by meaning)."""
+        return np.asarray(get_model(self.settings).encode(list(texts)), dtype=np.float32)
+
     def vectors(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The index's stored embedding of each id (unit vectors; unknown ids left out)."""
         return self._searchable().vectors_for(paper_ids)

@@ -28,6 +28,7 @@ import numpy as np
 from .spelling import american_text
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
 from .facet_feedback import drop_phrasing_words, drop_rare_facets, read_listed_phrases, weigh_by_rarity
+from .facet_variants import add_meaning_variants
 from .topic_facets import facet_shares, read_facets, stem_text, topic_facets
 from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
                           make_judge, model_for)
@@ -98,6 +99,7 @@ class PoolStore:
     rank_ids: Callable[..., list[str]]
     nearest_ids: Callable[..., list[str]]
     encode_query: Callable[[str], np.ndarray]
+    encode_texts: Callable[[Sequence[str]], np.ndarray]
     vectors: Callable[[Sequence[str]], dict[str, np.ndarray]]
     sample_ids: Callable[..., list[str]]
     texts: Callable[[Sequence[str]], dict[str, tuple[str, str]]]
@@ -256,7 +258,8 @@ def _start(topic: str, store: PoolStore, options: PoolOptions) -> _Run:
     facets = read_listed_phrases(facets, nearest_texts)
     facets, unasked = drop_rare_facets(drop_phrasing_words(facets, nearest_texts, first_texts, background_texts),
                                        nearest_texts)
-    facets = weigh_by_rarity(facets, background_texts)
+    facets = weigh_by_rarity(add_meaning_variants(facets, nearest_texts, background_texts, store.encode_texts),
+                             background_texts)
     seeds, seed_rule = _seeds(candidates, reader, facets)
     cache = ReadingCache(space, facets)
     background_matrix = cache.term_rows(reader.records(background))
