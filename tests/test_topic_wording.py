@@ -319,3 +319,13 @@ def test_two_words_the_field_says_as_one_compound_are_both_asked(corpus_texts):
     generation = [t for _, t in corpus_texts if re.search(r"\b(?:image|video) generation\b", t, re.I)][:400]
     (media, _diffusion) = topic_facets("image and video generation with diffusion", generation)
     assert [u.phrase for u in media.units] == ["image or video", "generation"]
+
+
+def test_ai_is_no_unit_in_a_store_of_ai_papers():
+    """ "explainable AI methods for LLMs" asked every paper to say "AI" and kept AI-generated text
+    and image detectors that explain their verdicts (c30f); "AI agents" are agents."""
+    facets = topic_facets("explainable AI methods for large language models", [])
+    assert [u.phrase for u in facets[0].units] == ["explainable"]
+    assert [[u.phrase for u in f.units] for f in topic_facets("AI agents", [])] == [["agent"]]
+    # alone, it is still what the user asked for
+    assert [[u.phrase for u in f.units] for f in topic_facets("AI", [])] == [["ai"]]
