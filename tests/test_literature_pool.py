@@ -84,17 +84,19 @@ def test_pool_keeps_labelled_on_topic_papers_and_leaves_the_rest(mid_store, topi
 @pytest.mark.data
 @pytest.mark.slow
 @pytest.mark.parametrize("topic", [RAG, GNN])
-def test_a_paper_an_earlier_round_kept_stays_in_the_pool(mid_store, topic):
+def test_the_pool_holds_the_last_round_s_papers_each_at_the_threshold(mid_store, topic):
     """Each round's judge learns from the previous round's kept papers, and one learned from the
     most confident of them may keep fewer (RAG on the full corpus: 389 in round 0, 232 in round 1):
-    a paper an earlier round kept stays while the last judge still reads it as on topic
-    (STILL_ON_TOPIC), so here the pool is never smaller than any round's kept set, and every kept
-    paper's recorded probability reached the threshold."""
+    the pool holds every paper the last round kept, plus those an earlier round kept that the last
+    judge still reads at STILL_ON_TOPIC, and every kept paper's recorded probability reached the
+    threshold. (Not "never smaller than any round's kept set": with the session-31 model RAG kept
+    167 in round 0 and 166 in the last round here, and the one paper it dropped reads below
+    STILL_ON_TOPIC.)"""
     from surveygraph.retrieval.literature_pool import build_literature_pool
 
     pool = build_literature_pool(topic, mid_store)
     assert len(pool.rounds) >= 2
-    assert len(pool.kept) >= max(r.kept for r in pool.rounds), [r.kept for r in pool.rounds]
+    assert len(pool.kept) >= pool.rounds[-1].kept, [r.kept for r in pool.rounds]
     assert all(pool.probability[i] >= pool.threshold for i in pool.kept)
     assert len(pool.kept) == len(set(pool.kept))
 
