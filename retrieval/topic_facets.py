@@ -148,10 +148,23 @@ class Facet:
                    tuple(map(str, data.get("phrasing") or ())))
 
 
+# "... and their variants", "... and its applications": the item names more of what precedes it, no
+# concept of its own; "ViT models and their variants" asked every paper to say "variant" and listed
+# "Their Variants" as a part of the survey (c31c).
+_BACK_REFERENCE = re.compile(r"(?:,\s+(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)(?:their|its)(?:\s+[A-Za-z0-9\-]+){1,2}?"
+                             r"(?=\s*$|\s*[,;:?.]|\s+(?:and|or|for|in|of|on|with|across|to)\s)", re.IGNORECASE)
+
+
+def without_back_references(text: str) -> str:
+    """"ViT models and their variants" -> "ViT models"; "GNNs and their applications in chemistry"
+    -> "GNNs in chemistry"."""
+    return _BACK_REFERENCE.sub("", " ".join(str(text).split())).strip() or text
+
+
 def concept_phrases(topic: str) -> list[str]:
     """The topic split at its connectors: "Diffusion Models for Video Generation" ->
     ["Diffusion Models", "Video Generation"]."""
-    parts = [p.strip(" ,:;-") for p in CONNECTORS.split(" ".join(topic.split()))]
+    parts = [p.strip(" ,:;-") for p in CONNECTORS.split(without_back_references(topic))]
     return [piece for p in parts if tokenize(p) for piece in _split_purpose(p)]
 
 

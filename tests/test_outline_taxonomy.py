@@ -502,6 +502,9 @@ def test_a_list_that_is_not_the_surveys_parts_leaves_the_outline_to_the_taxonomy
     assert listed_parts("jailbreak attacks and defenses: a review")[1] == ["jailbreak attacks", "defenses"]
     assert listed_parts("large language models: a survey")[1] == []
     assert listed_parts("Retrieval-Augmented Generation for Large Language Models")[1] == []
+    # more of what precedes it, no part of its own (c31c had sections "ViT Models" and "Their Variants")
+    assert listed_parts("ViT models and their variants")[1] == []
+    assert listed_parts("diffusion models: samplers, and their guidance")[1] == []
     papers = _corpus_rows(shared_data, lambda row: "multimodal large language model" in row["abstract"].lower(), 200)
     titles, abstracts = [p["title"] for p in papers], [p["abstract"] for p in papers]
     assert asked_parts("large language models that understand images, video, audio and text", titles, abstracts,

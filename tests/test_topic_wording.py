@@ -329,3 +329,11 @@ def test_ai_is_no_unit_in_a_store_of_ai_papers():
     assert [[u.phrase for u in f.units] for f in topic_facets("AI agents", [])] == [["agent"]]
     # alone, it is still what the user asked for
     assert [[u.phrase for u in f.units] for f in topic_facets("AI", [])] == [["ai"]]
+
+
+def test_their_variants_are_more_of_the_topic_not_a_facet():
+    """ "ViT models and their variants" asked every paper to say "variant" (c31c)."""
+    assert [[u.phrase for u in f.units] for f in topic_facets("ViT models and their variants", [])] == [["vit"]]
+    assert [f.phrase for f in topic_facets("GNNs and their applications in chemistry", [])] == ["GNNs", "chemistry"]
+    assert [[u.phrase for u in f.units] for f in topic_facets("transformers, their variants and applications", [])] \
+        == [["transformer"]]

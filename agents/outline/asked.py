@@ -54,7 +54,9 @@ THEME_SHARE = 0.5  # a part more than this share of the pool names is its theme 
 
 def _items(segment: str) -> list[str]:
     items = [i.strip(" .;:!?\"'()") for i in LIST_JOINS.split(segment)]
-    return [i for i in items if i and i.lower() not in VAGUE_ITEMS and not i.lower().startswith(("other ", "beyond "))]
+    # "other methods", "beyond", "their variants": no part of their own
+    return [i for i in items if i and i.lower() not in VAGUE_ITEMS
+            and not i.lower().startswith(("other ", "beyond ", "their ", "its "))]
 
 
 def listed_parts(topic: str) -> tuple[str, list[str], bool]:
