@@ -32,7 +32,10 @@ CONNECTORS = re.compile(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with|witho
                         # "LLM agents ... to act over many steps" made "over" a unit every paper had to say
                         r"over|between|through|within|beyond|against|among|during|"
                         r"that|which|who)\s+|-based\s+|\s+based\s+"
-                        r"|-driven\s+|-powered\s+|-enabled\s+", re.IGNORECASE)
+                        # "LLM-enhanced recommender systems" asked every paper to say "enhance" and kept
+                        # LLM preference alignment that mentions recommendation (c31g)
+                        r"|-driven\s+|-powered\s+|-enabled\s+|-enhanced\s+|-empowered\s+",
+                        re.IGNORECASE)
 # Head nouns that say what kind of thing a concept is, not what it is about. "AI" too, in a store of
 # AI papers: "explainable AI methods for LLMs" asked every paper to say "AI" and kept AI-generated
 # text and image detectors that explain their verdicts (c30f, read last of five).

@@ -337,3 +337,12 @@ def test_their_variants_are_more_of_the_topic_not_a_facet():
     assert [f.phrase for f in topic_facets("GNNs and their applications in chemistry", [])] == ["GNNs", "chemistry"]
     assert [[u.phrase for u in f.units] for f in topic_facets("transformers, their variants and applications", [])] \
         == [["transformer"]]
+
+
+def test_a_tool_enhanced_task_is_two_facets():
+    """ "LLM-enhanced recommender systems" asked every paper to say "enhance" (c31g: a reader found
+    LLM preference alignment and medical RAG); "computer-aided diagnosis" stays one term."""
+    assert [[u.phrase for u in f.units] for f in topic_facets("LLM-enhanced recommender systems", [])] == \
+        [["llm"], ["recommender"]]
+    assert [[u.phrase for u in f.units] for f in topic_facets("LLM-empowered agents", [])] == [["llm"], ["agent"]]
+    assert len(topic_facets("computer-aided diagnosis", [])) == 1
