@@ -296,10 +296,14 @@ _OTHERS_FAIL = re.compile(r"\b(?:where|which|that|as|while|whereas|in which)?\s*
 # system limitations", "annotated 600 reasoning traces ... mapping computational failures", read as
 # stated limitations by v11/v12 readers), and limitations as one side of a comparison ("each with
 # distinct advantages and limitations"): the work's subject, not what it leaves open
+# (anywhere in the sentence: "Pasch distinguishes ethical refusals, which cite safety concerns (e.g. ...),
+# and technical refusals, which reflect system limitations" ran past 200 characters, c31f), and limitations
+# as one aspect a review covers ("highlighting their mechanisms and limitations", c31e)
 _LIMITS_AS_SUBJECT = re.compile(r"\b(?:analy[sz]\w*|categori[sz]\w*|taxonom\w*|distinguish\w*|annotat\w*|"
-                                r"characteri[sz]\w*|catalog\w*|mapping|classif\w*)\b[^.;]{0,200}?\b(?:limitations?|"
+                                r"characteri[sz]\w*|catalog\w*|mapping|classif\w*)\b[^.;]*?\b(?:limitations?|"
                                 r"failures?|weaknesses|vulnerabilit\w*|non-robustness)\b|\b(?:advantages|strengths|"
-                                r"benefits) and (?:limitations|weaknesses|drawbacks)\b", re.I)
+                                r"benefits|mechanisms|capabilities|opportunities|principles) and (?:limitations|weaknesses|"
+                                r"drawbacks)\b", re.I)
 
 
 # A failure that would happen otherwise is the foil of a result, whatever the sentence's verbs
@@ -313,7 +317,9 @@ def states_a_limitation(text: str) -> bool:
     offers or builds ("to probe insufficient information, we introduce X"), or points ahead to
     ("surface open questions, providing a foundation for future work"); in a sentence of what the
     work achieves, earlier methods' failure is the foil, not a limitation."""
-    text = re.sub(r"\b(e\.g|i\.e|cf|vs)\.", r"\1", text)  # an abbreviation's stop ends no clause
+    # an abbreviation's stops end no clause ("e.g." kept its inner stop, and a c31f sentence's clause
+    # ended at "e.g")
+    text = re.sub(r"\b(?:e\.g|i\.e|cf|vs)\.", lambda m: m.group(0).replace(".", ""), text)
     text = _WOULD_FAIL.sub(" ", _FAILURE_AS_TOPIC.sub(" ", _POINTS_AHEAD.sub(" ", text)))
     if _LIMITS_AS_SUBJECT.search(text):
         return False

@@ -124,6 +124,12 @@ def test_limitations_a_study_sorts_are_its_subject_not_what_it_leaves_open():
     assert not states_a_limitation("Using 600 notes, we annotated reasoning traces to define a taxonomy mapping "
                                    "computational failures to cognitive bias frameworks.")
     assert not states_a_limitation("Existing approaches each come with distinct advantages and limitations.")
+    # c31 readers: "labels a definition as a limitation"
+    assert not states_a_limitation('We distinguish ethical refusals, which explicitly cite safety or normative concerns '
+                                   '(e.g., "I can\'t help with that because it may be harmful"), and technical refusals, '
+                                   'which reflect system limitations (e.g., "I can\'t answer because I lack real-time data").')
+    assert not states_a_limitation("For each stage, we provide a detailed examination from the viewpoint of LLMs and "
+                                   "multimodal LLMs (MLLMs), highlighting their mechanisms and limitations.")
     assert states_a_limitation("However, image quality degrades when rendered from viewpoints far from the reference.")
     # c23 readers: claims of success filed as limitations
     assert not states_a_limitation("Compared with eviction baselines, their method exhibits less performance "
