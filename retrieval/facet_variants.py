@@ -77,6 +77,7 @@ def add_meaning_variants(facets: Sequence[Facet], nearest_texts: Sequence[str], 
                   and n / len(nearest_texts) >= VARIANT_LIFT * (store_df[stem] + 1) / len(store_texts)]
     if not candidates:
         return list(facets)
+
     def forms_of(stem: str) -> list[str]:
         return [w for w, _ in surfaces.get(stem, Counter()).most_common(SURFACE_FORMS)]
 
@@ -85,8 +86,8 @@ def add_meaning_variants(facets: Sequence[Facet], nearest_texts: Sequence[str], 
     if not one_word:
         return list(facets)
     # every word read once, in one batch
-    words = list(dict.fromkeys([*(w for stem in candidates for w in forms_of(stem)),
-                                *(w for u in one_word for w in [u.phrase.lower(), *(v for x in u.forms for v in forms_of(x))])]))
+    unit_words = [w for u in one_word for w in [u.phrase.lower(), *(v for x in u.forms for v in forms_of(x))]]
+    words = list(dict.fromkeys([*(w for stem in candidates for w in forms_of(stem)), *unit_words]))
     matrix = np.asarray(encode(words), dtype=float)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     cache = dict(zip(words, matrix))
