@@ -228,10 +228,12 @@ def main() -> None:
                            "per_topic": [{"topic": r["topic"], "precision": round(r["precision"], 3),
                                           "recall": round(r["recall"], 3)} for r in table]},
                   "command": "python benchmarks/relevance_bench.py --home <home> --write"}
-        final = fit_model(x, y, w, threshold=cut, record=record)
         from surveygraph.retrieval.topic_judge import model_path_for
 
+        # before the fit: the model keeps a copy of the record (set after it, the encoder was lost and the
+        # model no longer said which index it reads)
         record["encoder"] = corpus.settings.embedding.model
+        final = fit_model(x, y, w, threshold=cut, record=record)
         out = model_path_for(corpus)  # the model of the encoder this home indexes with
         out.write_text(json.dumps(final.to_dict(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {out.relative_to(REPO_ROOT)} (threshold {cut:.3f}; features {list(FEATURES)})")
