@@ -140,7 +140,6 @@ def initials(phrase: str) -> str:
     return "".join(p[0] for p in parts) if len(parts) > 1 else ""
 
 
-
 def bound_phrases(texts: list[str], *, before: bool) -> set[str]:
     """Phrases (1-3 words) seen at least twice and always next to the same word: the word after
     them, or with ``before`` the word before them (a stop word there is no neighbour: 'a question
