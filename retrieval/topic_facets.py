@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from .acronyms import long_forms
 from .bm25_index import tokenize
 from .spelling import american
 
@@ -290,12 +291,19 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
             groups[-1].append(i)
         else:
             groups.append([i])
+    typed = {w.lower(): w for w in re.findall(r"[A-Za-z0-9]+", phrase)}
+
+    def forms(i: int) -> list[str]:
+        # an acronym the user typed is also what the papers define it as ("GNNs": "graph neural
+        # networks", which many titles say without the letters)
+        return [_stem(words[i]), *(stem_text(f) for f in long_forms(typed.get(words[i], ""), texts, key=stem_text))]
+
     for group in groups:
         if len(group) == 2 and group[-1] + 1 < len(tokens) and _said_together(words[group[0]], words[group[1]],
                                                                               words[group[-1] + 1], texts):
-            units += [Unit(tokens[i], (_stem(words[i]),)) for i in group]  # both asked, not either
+            units += [Unit(tokens[i], tuple(dict.fromkeys(forms(i)))) for i in group]  # both asked, not either
             continue
-        units.append(Unit(" or ".join(tokens[i] for i in group), tuple(dict.fromkeys(_stem(words[i]) for i in group))))
+        units.append(Unit(" or ".join(tokens[i] for i in group), tuple(dict.fromkeys(f for i in group for f in forms(i)))))
     order = {u.phrase: min((i for i, t in enumerate(tokens) if u.phrase.split()[0] == t), default=0) for u in units}
     return tuple(sorted(units, key=lambda u: order[u.phrase]))
 

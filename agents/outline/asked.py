@@ -33,9 +33,9 @@ a part that gets none of these leaves the topic to the taxonomy.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 
+from ...retrieval.acronyms import long_forms
 from ...retrieval.spelling import WordFamilies
 from ...retrieval.topic_facets import LIST_JOINS, Unit, concept_phrases, stem_text, unit_named
 from ..facets import _initials_match
@@ -79,24 +79,13 @@ def listed_parts(topic: str) -> tuple[str, list[str], bool]:
 
 def expansion(acronym: str, texts: Sequence[str]) -> str:
     """The words the texts most often spell ``acronym`` out with ("Direct Preference Optimization
-    (DPO)"), as typed; "" when none do."""
-    found: Counter = Counter()
-    pattern = re.compile(rf"\(\s*{re.escape(acronym.rstrip('s'))}s?\s*\)")
-    for text in texts:
-        for match in pattern.finditer(text):
-            before = re.findall(r"[A-Za-z][\w-]*", text[max(0, match.start() - 120):match.start()])[-8:]
-            for k in range(1, len(before) + 1):
-                if _initials_match(acronym, before[-k:]) and before[-k][:1].isalpha():
-                    found[" ".join(before[-k:])] += 1
-                    break
-    if not found:
-        return ""
-    by_lower: Counter = Counter()
-    for form, n in found.items():
-        by_lower[form.lower()] += n
-    best = by_lower.most_common(1)[0][0]
-    return max((f for f in found if f.lower() == best), key=lambda f: found[f])
-
+    (DPO)"), as typed; "" when none do. Only a spelling whose initials are the letters heads a
+    section: Schwartz-Hearst matching (retrieval/acronyms.py) also reads "LiDAR" as "Light
+    Detection and Ranging", which no survey heads a section with."""
+    for form in long_forms(acronym, texts, min_definitions=1):
+        if _initials_match(acronym, re.findall(r"[A-Za-z][\w-]*", form)):
+            return form
+    return ""
 
 
 def acronym_words(topic: str, texts: Sequence[str]) -> set[str]:
