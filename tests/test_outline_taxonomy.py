@@ -607,6 +607,23 @@ def test_a_listed_part_is_headed_as_a_phrase_of_the_field_not_as_the_words_typed
     assert [heading for heading, _, _ in parts] == ["Red Teaming", "Guardrails for Safe Large Language Models"]
 
 
+def test_parts_a_topic_bases_something_on_head_it_with_their_basis():
+    """ "LiDAR and camera based 3D object detection for autonomous vehicles" headed a section 'Camera
+    for Based 3D Object Detection' (c32b): "based" was read as a word of what the parts are for."""
+    from surveygraph.agents.outline.asked import asked_parts, context_after
+
+    assert context_after("LiDAR and camera based 3D object detection for autonomous vehicles", ["LiDAR", "camera"]) == \
+        ("3D object detection for autonomous vehicles", True)
+    assert context_after("red teaming and guardrails for safe LLMs", ["red teaming", "guardrails"]) == ("safe LLMs", False)
+    titles = [f"Point-based LiDAR 3D object detection {i}" for i in range(6)] + \
+        [f"Monocular camera 3D object detection {i}" for i in range(6)]
+    abstracts = ["Light detection and ranging (LiDAR) point clouds for 3D object detection."] * 6 + \
+        ["A single camera image gives 3D object detection in driving scenes."] * 6
+    parts = asked_parts("LiDAR and camera based 3D object detection for autonomous vehicles", titles, abstracts,
+                        min_size=3)
+    assert [heading for heading, _, _ in parts] == ["LiDAR-Based 3D Object Detection", "Camera-Based 3D Object Detection"]
+
+
 def test_a_family_s_subsections_hold_the_papers_naming_them(shared_data):
     """Families (a phrase over two narrower ones) placed every paper under the nearest subsection:
     'Sparse Autoencoders' held 52 papers of an LLM-interpretability pool, 5 of them about sparse

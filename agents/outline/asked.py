@@ -136,7 +136,8 @@ def _named_subject(context: str, texts: Sequence[str]) -> str:
     return context
 
 
-def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[str]) -> tuple[list[str], list[Unit]]:
+def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[str], *,
+                  based: bool = False) -> tuple[list[str], list[Unit]]:
     """Each part's heading and the unit that names it in a paper ([] when a part gets no phrase).
     Parts sharing the first one's action ("reducing the memory and latency of LLM serving") are
     headed by the part and the action's noun ("Memory Reduction", not "Reducing the Memory"; a c27b
@@ -175,6 +176,13 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
         forms = [stem_text(part)]
         if action:
             heading = title_case(f"{part} {action}")
+        elif based and len(words) == 1 and context:
+            # "LiDAR and camera based 3D object detection": each part is a basis of the context
+            # ('Camera for Based 3D Object Detection' headed a c32b section)
+            name = part if _ACRONYM.match(part) else title_case(part)
+            heading = f"{name}-Based {title_case(_named_subject(context, texts))}"
+            spelled = expansion(part, texts) if _ACRONYM.match(part) else ""
+            forms += [stem_text(spelled)] if spelled else []
         elif len(words) == 1 and _ACRONYM.match(part):
             spelled = expansion(part, texts)
             heading = title_case(spelled) if spelled else part
@@ -242,16 +250,26 @@ def assign_parts(units: list[Unit], titles: Sequence[str], abstracts: Sequence[s
     return held, naming
 
 
+def context_after(topic: str, parts: list[str]) -> tuple[str, bool]:
+    """What a list before the rest of the topic is for ("red teaming and guardrails for safe LLMs"
+    -> "safe LLMs"), and whether the parts are its bases ("LiDAR and camera based 3D object
+    detection" -> "3D object detection", True)."""
+    after = re.split(rf"\b{re.escape(parts[-1])}\b", topic, maxsplit=1, flags=re.I)[-1]
+    based = re.match(r"\s*-?based\s", after) is not None
+    return re.sub(r"^\s*(?:-?based\s+)?(?:(?:for|in|of|on|with|to)\s+)?", "", after).strip(" .?"), based
+
+
 def asked_parts(topic: str, titles: Sequence[str], abstracts: Sequence[str], *, min_size: int) -> list[tuple[str, str, list[int]]]:
     """(heading, part as typed, rows) of each part the topic lists, in its order, when the list is
     the survey's structure (module doc); [] otherwise."""
     context, parts, shared = listed_parts(topic)
     if not parts:
         return []
-    # a list before the rest of the topic ("red teaming and guardrails for safe LLMs") is for what follows it
-    after = re.split(rf"\b{re.escape(parts[-1])}\b", topic, maxsplit=1, flags=re.I)[-1] if not context else ""
-    context = context or re.sub(r"^\s*(?:for|in|of|on|with|to)\s+", "", after).strip(" .?")
-    headings, units = part_headings(context, parts, shared, [f"{t}. {a}" for t, a in zip(titles, abstracts)])
+    based = False
+    if not context:
+        context, based = context_after(topic, parts)
+    headings, units = part_headings(context, parts, shared, [f"{t}. {a}" for t, a in zip(titles, abstracts)],
+                                    based=based)
     if not units:
         return []
     held, naming = assign_parts(units, titles, abstracts)
