@@ -321,6 +321,11 @@ def test_a_role_heading_does_not_repeat_the_topics_opening_word():
         "Benchmarks and Evaluation of Large Language Models"
     assert role_heading(APPLICATIONS, "Applications of Diffusion Models") == "Applications of Diffusion Models"
     assert role_heading(EVALUATION, "Graph Neural Networks") == "Benchmarks and Evaluation of Graph Neural Networks"
+    # a relative clause says what the subject does, not its name (c32l)
+    assert role_heading(EVALUATION, "multimodal LLMs that combine vision and language") == \
+        "Benchmarks and Evaluation of Multimodal LLMs"
+    assert role_heading(APPLICATIONS, "graph neural networks which scale to billions of edges") == \
+        "Applications of Graph Neural Networks"
 
 
 def test_a_topic_typed_in_lower_case_reads_as_a_title_in_headings():

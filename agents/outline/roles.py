@@ -158,6 +158,9 @@ def role_heading(role: str, topic: str) -> str:
     # what a colon introduces is the survey's parts, not its subject ("Applications of Retrieval-
     # Augmented Generation: Retrievers, Rerankers and Generators" headed a section)
     topic = topic.split(":")[0].strip() or topic
+    # a relative clause describes the subject and is no part of its name: "Benchmarks and Evaluation
+    # of Multimodal LLMs That Combine Vision and Language" headed a c32l section
+    topic = re.split(r"\s+(?:that|which|who|whose)\s+", topic, maxsplit=1, flags=re.IGNORECASE)[0].strip() or topic
     subject = topic if len(topic) <= 40 else re.split(r"\s+(?:built\s+(?:on|upon|with)|for|in|of|on|with)\s+", topic)[0]
     # The foundations role holds the pool's surveys and analyses (paper_role), not the field's
     # background concepts: named "Foundations", it promised what blind readers then missed
