@@ -144,6 +144,29 @@ def test_a_term_said_verbatim_still_loses_a_phrasing_word_when_a_phrase_is_left(
     assert outputs.required == 1.0
 
 
+def test_a_phrase_said_verbatim_is_no_term_when_its_word_is_as_common_everywhere(corpus_texts):
+    """ "multimodal LLMs that combine vision and language": seven candidates say "combine vision and
+    language", so the facet stayed whole and every paper had to say "combine", which the topic's
+    papers say no more often than the store's (c32h). "privacy attacks", whose "attack" the topic's
+    papers say far more often than the store's, stays a term."""
+    rng = random.Random(7)
+    store = [t for _, t in rng.sample(corpus_texts, 2000)]
+    vision = [t for title, t in corpus_texts if re.search(r"\b(vision-language|multimodal)\b", title.lower())]
+    rate = sum("combin" in stem_text(t) for t in store) / len(store)
+    with_combine = [t for t in vision if "combin" in stem_text(t)]
+    without = [t for t in vision if "combin" not in stem_text(t)]
+    nearest = with_combine[:round(100 * rate)] + without[:100 - round(100 * rate)]  # the store's rate
+    said = [f"{t} Such models combine vision and language." for t in nearest[:7]]
+    facets = topic_facets("multimodal LLMs that combine vision and language", [])
+    kept = drop_phrasing_words(facets, nearest, said, store)
+    assert [u.phrase for u in kept[-1].units] == ["vision or language"], kept
+    # without the store to compare with, the verbatim phrase stays whole, as before
+    assert [u.phrase for u in drop_phrasing_words(facets, nearest, said)[-1].units] == ["combine", "vision or language"]
+    privacy = [t for title, t in corpus_texts if re.search(r"\bprivacy\b", title.lower())][:100]
+    attacks = [f"{t} We study privacy attacks on it." for t in privacy[:6]]
+    (facet, _) = drop_phrasing_words(topic_facets("privacy attacks on federated learning", []), privacy, attacks, store)
+    assert [u.phrase for u in facet.units] == ["privacy", "attack"]
+
 def test_the_method_family_every_paper_uses_is_no_facet_beside_a_topic(corpus_texts):
     """ "neural networks for protein structure prediction": protein-structure papers say AlphaFold,
     diffusion, transformers; asked to say "neural", the pool kept 7 papers."""
