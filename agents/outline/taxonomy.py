@@ -70,13 +70,6 @@ def nameable(concept: Concept, rows: set[int], min_titles: int = MIN_TITLES) -> 
     return concept.prior > 0 or titled(concept, rows, min_titles)
 
 
-def subsumes(broad: Concept, narrow: Concept, rows: set[int]) -> bool:
-    """Most papers naming ``narrow`` name ``broad`` too, and ``broad`` names more papers."""
-    mine = narrow.support & rows
-    return bool(mine) and len(broad.support & rows) > len(mine) and \
-        len(mine & broad.support) >= SUBSUME * len(mine) and not set(broad.key.split()) > set(narrow.key.split())
-
-
 @dataclass
 class Family:
     name: Concept
