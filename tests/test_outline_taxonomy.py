@@ -607,23 +607,6 @@ def test_a_listed_part_is_headed_as_a_phrase_of_the_field_not_as_the_words_typed
     assert [heading for heading, _, _ in parts] == ["Red Teaming", "Guardrails for Safe Large Language Models"]
 
 
-def test_a_bare_task_word_in_a_list_is_headed_by_the_phrase_the_pool_says_it_in(shared_data):
-    """ "ViTs for image classification, detection and segmentation": the bare words had no heading, so
-    the list gave no sections, and the c32o survey had none on detection but one on AI-generated-image
-    detection. Each is now headed, and its papers found, by the two-word phrase most of the pool's
-    titles say it in (real ViT papers of the corpus)."""
-    import gzip
-
-    from surveygraph.agents.outline.asked import asked_parts
-
-    with gzip.open(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", "rt", encoding="utf-8") as handle:
-        rows = [r for r in map(json.loads, handle) if re.search(r"vision transformer|\bViTs?\b", r["title"], re.I)][:400]
-    titles, abstracts = [r["title"] for r in rows], [r.get("abstract") or "" for r in rows]
-    parts = asked_parts("ViTs for image classification, detection and segmentation", titles, abstracts, min_size=3)
-    assert [heading for heading, _, _ in parts] == ["Image Classification", "Object Detection", "Image Segmentation"]
-    detection = parts[1][2]
-    assert all("object detection" in f"{titles[i]} {abstracts[i]}".lower() for i in detection)
-
 def test_parts_a_topic_bases_something_on_head_it_with_their_basis():
     """ "LiDAR and camera based 3D object detection for autonomous vehicles" headed a section 'Camera
     for Based 3D Object Detection' (c32b): "based" was read as a word of what the parts are for."""

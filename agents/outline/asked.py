@@ -36,7 +36,6 @@ import re
 from collections.abc import Sequence
 
 from ...retrieval.acronyms import long_forms
-from ...retrieval.bm25_index import tokenize
 from ...retrieval.spelling import WordFamilies
 from ...retrieval.topic_facets import LIST_JOINS, Unit, concept_phrases, stem_text, unit_named
 from ..facets import _initials_match
@@ -122,25 +121,6 @@ def _said(phrase: str, texts: Sequence[str], *, alone: bool = False) -> int:
     return sum(1 for text in texts if pattern.search(text))
 
 
-_MODIFIER = re.compile(r"\b([a-z][a-z0-9-]{2,}) ([a-z]+)\b")
-
-
-def _field_phrase(word: str, texts: Sequence[str]) -> str:
-    """The two-word phrase ending in ``word`` that the most titles say ("object detection"), when
-    MIN_SAID titles or more say it; "" otherwise. ``texts`` are "title. abstract"; titles, because
-    abstracts also say "each detection" and "accurate detection"."""
-    stem = stem_text(word)
-    counts: dict[str, int] = {}
-    for text in texts:
-        title = text.split(". ", 1)[0].lower()
-        found = {f"{m.group(1)} {m.group(2)}" for m in _MODIFIER.finditer(title)
-                 if stem_text(m.group(2)) == stem and tokenize(m.group(1)) and stem_text(m.group(1)) != stem}
-        for phrase in found:
-            counts[phrase] = counts.get(phrase, 0) + 1
-    best = max(counts, key=lambda k: (counts[k], k), default="")
-    return best if best and counts[best] >= MIN_SAID else ""
-
-
 def _named_subject(context: str, texts: Sequence[str]) -> str:
     """What a part is for, as the literature names it: the context as typed when papers say it
     ("evaluating large language models"), else, after its leading action, the longest run of its
@@ -193,7 +173,7 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
     for part in parts:
         # a compound of several hyphenated words ("LLM-as-a-judge") is a phrase, not a bare word
         words = part.split() if part.count("-") < 2 else part.split("-")
-        forms, named_as = [stem_text(part)], part
+        forms = [stem_text(part)]
         if action:
             heading = title_case(f"{part} {action}")
         elif based and len(words) == 1 and context:
@@ -213,17 +193,10 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
             heading = title_case(f"{modifier} {part}")
         elif context:
             heading = f"{title_case(part)} for {title_case(_named_subject(context, texts))}"
-        elif not shared and (phrase := _field_phrase(part, texts)):
-            # "ViTs for image classification, detection and segmentation": a bare word of a comma
-            # list is headed, and its papers found, by the phrase the pool's titles say it in most
-            # ("object detection"); the list gave no sections, and AI-generated-image detectors
-            # headed one (c32o). Not in an "and" pair, whose words are often adjectives or verbs
-            # ("interpretable and transparent", "jailbreaking and red-teaming")
-            heading, forms, named_as = title_case(phrase), [stem_text(phrase)], phrase
         else:
             return [], []
         headings.append(heading)
-        units.append(Unit(named_as, tuple(dict.fromkeys(f for f in forms if f))))
+        units.append(Unit(part, tuple(dict.fromkeys(f for f in forms if f))))
     return headings, units
 
 
