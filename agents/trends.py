@@ -50,6 +50,17 @@ def _named(phrase: str, forms: dict[str, str]) -> bool:
     return " " in phrase or is_name(forms.get(phrase, phrase))
 
 
+def _name_users(phrase: str, who: set[int], forms: dict[str, str], texts: list[str]) -> set[int]:
+    """The works using a one-word phrase read as a name ("GAP", a system one work names) that write
+    it so: the others say the common word ("performance gap"). A conclusion listed "GAP (in
+    Sections 4, 5 and 6; 4 works)" as an ingredient cutting across a survey of LLM recommenders (c32p)."""
+    form = forms.get(phrase, phrase)
+    if " " in phrase or form == form.lower():
+        return who
+    pattern = re.compile(rf"\b{re.escape(form)}s?\b")
+    return {i for i in who if pattern.search(texts[i])}
+
+
 def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str]) -> list[list[tuple[str, list[str]]]]:
     """Per section (lists of paper ids), up to MAX_DISTINCT phrases that its works use more than the
     other sections' works do, each with the ids of its works that use it (at least two)."""
@@ -58,6 +69,8 @@ def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str
     order = list(texts)
     users = phrase_users([texts[pid] for pid in order], banned)
     forms = surface_forms(list(texts.values()))
+    ordered = [texts[pid] for pid in order]
+    users = {phrase: _name_users(phrase, who, forms, ordered) for phrase, who in users.items()}
     titled = titled_phrases([papers[pid] for pid in order], banned)
     out = []
     for section in sections:
@@ -100,6 +113,7 @@ def crosscutting_phrases(sections: list[list[str]], papers: dict, banned: set[st
     texts = [paper_text(papers[pid]) for pid in order]
     users = phrase_users(texts, banned)
     forms = surface_forms(texts)
+    users = {phrase: _name_users(phrase, who, forms, texts) for phrase, who in users.items()}
     titled = titled_phrases([papers[pid] for pid in order], banned)
     where = {pid: {i for i, section in enumerate(sections) if pid in section} for pid in order}
     ranked = []

@@ -453,3 +453,27 @@ def test_a_phrase_that_heads_a_section_cuts_across_nothing():
     headed = [phrase.lower() for phrase, _, _ in crosscutting_phrases(
         sections, papers, set(), headings=["Semantic Segmentation", "Efficient Architectures"])]
     assert "semantic segmentation" not in headed
+
+
+def test_a_system_name_is_no_ingredient_of_the_works_that_say_the_common_word():
+    """A c32p conclusion: "Some ingredients cut across the taxonomy: ... GAP (in Sections 4, 5 and 6; 4
+    works)": one work's system is GAP, three others mention a performance or evaluation gap."""
+    from surveygraph.agents.trends import crosscutting_phrases
+
+    papers = {
+        "p0": {"title": "GAP: Graph-Assisted Prompts for Medication Recommendation",
+               "abstract": "We propose GAP. GAP builds graphs; GAP prompts the model. GAP beats baselines, and GAP "
+                           "is cheap: GAP needs no tuning, GAP scales, GAP transfers and GAP explains."},
+        "p1": {"title": "Closing the Gap in Conversational Recommenders", "abstract": "A gap remains in recall."},
+        "p2": {"title": "Mind the Gap: Judges for Recommendation Lists", "abstract": "The evaluation gap is wide."},
+        "p3": {"title": "Bridging the Gap between IDs and Text", "abstract": "The semantic gap hurts ranking."},
+        "p4": {"title": "Semantic IDs for Generative Recommendation", "abstract": "Semantic IDs index items."},
+        "p5": {"title": "Semantic IDs at Scale", "abstract": "We scale semantic IDs."},
+        "p6": {"title": "Semantic IDs for News", "abstract": "Semantic IDs for news items."},
+        **{f"q{i}": {"title": f"Cold-Start Recommendation Study {i}", "abstract": "Cold users get few items."}
+           for i in range(4)},
+    }
+    sections = [["p0", "p1", "p4", "q0"], ["p2", "p5", "q1", "q2"], ["p3", "p6", "q3"]]
+    phrases = [phrase for phrase, _, _ in crosscutting_phrases(sections, papers, set())]
+    assert not any(phrase.lower() == "gap" for phrase in phrases), phrases
+    assert any("ids" in phrase.lower().split() for phrase in phrases), phrases  # what the works share stays
