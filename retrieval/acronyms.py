@@ -6,7 +6,9 @@ topic asked every paper to write the letters (every LLM topic typed "LLMs" did, 
 long forms come from the definitions the candidates themselves give, "federated learning (FL)",
 with Schwartz and Hearst's matching of the short form's letters to the words before the
 parenthesis (A Simple Algorithm for Identifying Abbreviation Definitions in Biomedical Text, 2003).
-Written out (about 30 lines) because its PyPI ports are unmaintained or pull in spaCy.
+Written out (about 30 lines): the PyPI ports (``abbreviations``, last released 2019;
+``abbreviation-extractor-rs``, a compiled extension) return every pair of one text, where this needs
+one typed short form's definitions, plural forms included, counted across a few hundred texts.
 """
 
 from __future__ import annotations
