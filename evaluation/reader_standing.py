@@ -39,11 +39,16 @@ def _lettered_panels(version: Path) -> list[dict]:
         verdict_file = key_file.with_name(key_file.name.replace(".key.json", ".verdict.json"))
         if not verdict_file.is_file():
             continue
-        letters = json.loads(key_file.read_text(encoding="utf-8"))["letters"]
-        verdicts = json.loads(verdict_file.read_text(encoding="utf-8"))["drafts"]
-        drafts = [{"system": system, "overall": sum(float(verdicts[letter][c]) for c in
-                                                    ("outline", "content", "reference")) / 3}
-                  for letter, system in letters.items() if letter in verdicts]
+        letters = json.loads(key_file.read_text(encoding="utf-8")).get("letters")
+        verdicts = json.loads(verdict_file.read_text(encoding="utf-8")).get("drafts")
+        if not isinstance(letters, dict) or not isinstance(verdicts, dict):
+            continue  # a key of another reading kept beside the panels (an outline A/B), no panel
+        try:
+            drafts = [{"system": system, "overall": sum(float(verdicts[letter][c]) for c in
+                                                        ("outline", "content", "reference")) / 3}
+                      for letter, system in letters.items() if letter in verdicts]
+        except (KeyError, TypeError, ValueError):
+            continue  # a verdict without the three components is no reading to quote
         if any(d["system"] == "surveygraph" for d in drafts):
             # a tie is no verdict against us: ours ranks first among equal scores
             ranking = sorted(drafts, key=lambda d: (-d["overall"], d["system"] != "surveygraph"))

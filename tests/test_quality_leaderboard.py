@@ -212,6 +212,10 @@ def test_self_evaluation_quotes_the_newest_panels_on_user_phrasings(tmp_path):
 
     lettered("a", [("SurveyForge", 3.0), ("surveygraph", 2.0), ("AutoSurvey", 2.0)])  # tied for last: not last
     lettered("b", [("surveygraph", 1.0), ("SurveyForge", 3.0), ("AutoSurvey", 2.0)])
+    # another reading kept beside the panels (an outline A/B: no letters, no drafts) is no panel; it
+    # made the self-evaluation fail with KeyError 'letters' (session 32)
+    (tmp_path / "c20" / "ab.key.json").write_text(json.dumps({"Some Topic": {"X": "old", "Y": "new"}}))
+    (tmp_path / "c20" / "ab.verdict.json").write_text(json.dumps({"topics": {"Some Topic": {"better": "X"}}}))
     line = reader_standing(tmp_path)
     assert "reader panels c20" in line and "topics as users phrase them, 2 panels" in line
     assert "scored 1.50 on average (1.00-2.00)" in line and "against 2.50" in line and "last on 1 of 2" in line
