@@ -39,8 +39,9 @@ def _lettered_panels(version: Path) -> list[dict]:
         verdict_file = key_file.with_name(key_file.name.replace(".key.json", ".verdict.json"))
         if not verdict_file.is_file():
             continue
-        letters = json.loads(key_file.read_text(encoding="utf-8")).get("letters")
-        verdicts = json.loads(verdict_file.read_text(encoding="utf-8")).get("drafts")
+        key, verdict = (json.loads(f.read_text(encoding="utf-8")) for f in (key_file, verdict_file))
+        letters = key.get("letters") if isinstance(key, dict) else None
+        verdicts = verdict.get("drafts") if isinstance(verdict, dict) else None
         if not isinstance(letters, dict) or not isinstance(verdicts, dict):
             continue  # a key of another reading kept beside the panels (an outline A/B), no panel
         try:

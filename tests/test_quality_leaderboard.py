@@ -216,6 +216,8 @@ def test_self_evaluation_quotes_the_newest_panels_on_user_phrasings(tmp_path):
     # made the self-evaluation fail with KeyError 'letters' (session 32)
     (tmp_path / "c20" / "ab.key.json").write_text(json.dumps({"Some Topic": {"X": "old", "Y": "new"}}))
     (tmp_path / "c20" / "ab.verdict.json").write_text(json.dumps({"topics": {"Some Topic": {"better": "X"}}}))
+    (tmp_path / "c20" / "list.key.json").write_text(json.dumps(["A", "B"]))
+    (tmp_path / "c20" / "list.verdict.json").write_text(json.dumps(["X"]))
     line = reader_standing(tmp_path)
     assert "reader panels c20" in line and "topics as users phrase them, 2 panels" in line
     assert "scored 1.50 on average (1.00-2.00)" in line and "against 2.50" in line and "last on 1 of 2" in line
