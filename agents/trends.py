@@ -67,9 +67,9 @@ def distinctive_phrases(sections: list[list[str]], papers: dict, banned: set[str
     ids = [pid for section in sections for pid in section if pid in papers]
     texts = {pid: paper_text(papers[pid]) for pid in dict.fromkeys(ids)}
     order = list(texts)
-    users = phrase_users([texts[pid] for pid in order], banned)
-    forms = surface_forms(list(texts.values()))
     ordered = [texts[pid] for pid in order]
+    users = phrase_users(ordered, banned)
+    forms = surface_forms(ordered)
     users = {phrase: _name_users(phrase, who, forms, ordered) for phrase, who in users.items()}
     titled = titled_phrases([papers[pid] for pid in order], banned)
     out = []
