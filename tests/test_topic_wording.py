@@ -292,6 +292,19 @@ def test_coordinators_and_words_of_asking_are_no_units():
     assert "good" not in units and "measure" in units
 
 
+def test_a_request_verb_an_and_joins_to_another_makes_the_slot_ask_nothing():
+    """"LLMs that write and repair code" is about code LLMs write or repair: read as "repair" + "code"
+    (the request verb "write" dropped, its alternative left alone), the pool kept program-repair
+    papers only (session 33). A noun that is a request word elsewhere keeps its slot ("tool use and
+    web tasks": tool or web tasks); "LLMs and how to defend" keeps "LLMs"."""
+    assert [[u.phrase for u in f.units] for f in topic_facets("LLMs that write and repair code", [])] \
+        == [["llm"], ["code"]]
+    units = [[u.phrase for u in f.units] for f in topic_facets("RL for LLM agents for tool use and web tasks", [])]
+    assert ["tool or web"] in units, units
+    units = [u.phrase for f in topic_facets("attacks on LLMs and how to defend against them", []) for u in f.units]
+    assert "llm" in units and "defend" in units
+
+
 def test_prepositions_join_concepts_and_quantifiers_ask_nothing():
     """"training LLM agents with reinforcement learning to act over many steps" made "over" a unit
     every paper had to say; "against" and "between" join two concepts as "for" and "across" do."""
