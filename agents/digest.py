@@ -134,6 +134,11 @@ _DANGLING = re.compile(r"(?:\s+(?:that|which|who|whose|where|when|to|of|for|with
                        r"including|such as|namely|via))+$", re.I)
 
 
+# A verb that reports what follows it: a cut right after it leaves the finding out
+_REPORTING_END = re.compile(r"\b(?:find|found|show|showed|shown|demonstrate|reveal|observe|suggest|conclude|argue|"
+                            r"note|report|confirm|indicate|prove|establish|discover|verify)(?:s|ed)?$", re.I)
+
+
 def shorten(clause: str, limit: int = MAX_CLAUSE_WORDS) -> str:
     """The clause up to its first clause boundary when that leaves a complete phrase; '' when even
     that is longer than ``limit`` words or brackets do not balance (a cut inside a list)."""
@@ -142,6 +147,8 @@ def shorten(clause: str, limit: int = MAX_CLAUSE_WORDS) -> str:
         # a word that opens what the cut took is no end of the phrase ("a discriminator-free video DPO
         # framework that: (1) uses ...": "... framework that; by contrast, ...", read in a draft)
         head = _DANGLING.sub("", clause[:match.start()].rstrip(" ,"))
+        if _REPORTING_END.search(head):  # "... and find that while X, Y": "and find." says nothing (c33f)
+            continue
         if len(head.split()) >= MIN_CLAUSE_WORDS and _balanced(head):
             clause = head
             break

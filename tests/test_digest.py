@@ -61,6 +61,10 @@ def test_shorten_cuts_only_at_clause_boundaries():
     # a list is not cut inside; a clause too long to cut cleanly is not used at all
     assert shorten("a pipeline of (1) retrieval, (2) reranking and (3) reading") == ""
     assert shorten(" ".join(["word"] * 40)) == ""
+    # a cut right after a reporting verb leaves its finding out: "... and find." (c33f)
+    cut = shorten("evaluate prompt based and activation steering based mitigation strategies and find that while they "
+                  "can partially restore suppressed traits, they often degrade the primary intended style of the agents")
+    assert not cut.endswith("find"), cut
 
 
 def test_a_survey_is_described_by_what_its_title_surveys(shared_data):
