@@ -141,9 +141,10 @@ def build_survey(state: dict) -> Survey:
             p = planned_subs.get(sub["id"], {})
             outline.append(OutlineEntry(level=2, title=sub_title, description=untrusted(p.get("description", "")),
                                         query=untrusted(p.get("query", ""))))
-    # after the taxonomy, before the conclusion: datasets and metrics in use (agents/evaluation_practice.py),
+    # after the taxonomy, before the conclusion: models and methods in use (agents/models_in_use.py),
+    # datasets and metrics in use (agents/evaluation_practice.py),
     # open challenges (agents/challenges.py); their section-level text is a pipe table or empty
-    for part in (data.get("evaluation"), data.get("challenges")):
+    for part in (data.get("models"), data.get("evaluation"), data.get("challenges")):
         if not part:
             continue
         table = "\n".join(markdown_safe(line) for line in part.get("text", "").splitlines())

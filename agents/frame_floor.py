@@ -237,6 +237,9 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overvie
     last = len(facts["sections"]) + 2 + len(extra)
     tables = " and each section compares its works in a table" if facts["tables"] else ""
     after = []
+    if "models" in extra:
+        after.append(f"Section {extra['models']} lists the models and methods the works share, named in their "
+                     "abstracts: what the works call them, and which works build on or compare against them.")
     if "evaluation" in extra:
         after.append(f"Section {extra['evaluation']} reads across the sections for the data sets, benchmarks and "
                      "measures the works share.")

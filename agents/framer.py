@@ -20,6 +20,8 @@ from .challenges import challenges_section
 from .evaluation_practice import evaluation_section
 from .facets import KnownNames, paper_facets
 from .frame_floor import Citer, floor_abstract, floor_conclusion, floor_introduction, frame_facts, survey_overview
+from .models_in_use import models_section
+from .name_roles import tool_names
 from .gate import choose
 from .text import (
     CITATION_MARKER, PAPER_MARKER, clean_generated, collapse_loops, degenerate_repetition, drop_repeated_sentences,
@@ -115,6 +117,18 @@ def evaluation_section_of(facts: dict, papers: dict, cite: Citer, table_number: 
     return evaluation_section(ids, facets, facts["sections"], papers, cite, topic_words(facts["topic"]), table_number)
 
 
+def models_section_of(facts: dict, papers: dict, cite: Citer, table_number: int) -> dict | None:
+    """The models-and-methods-in-use section over the survey's cited works (agents/models_in_use.py)."""
+    ids = list(dict.fromkeys(pid for s in facts["sections"] for pid in s["papers"] if pid in papers))
+    if not ids:
+        return None
+    # the names the topic's papers use as tools (agents/name_roles.py), read over every paper the run holds
+    tools = tool_names([(str(p.get("title") or ""), str(p.get("abstract") or "")) for p in papers.values()])
+    texts = [p.get("abstract") or "" for p in papers.values()]
+    return models_section(ids, papers, facts["sections"], cite, tools, facts["topic"], topic_words(facts["topic"]),
+                          texts, table_number)
+
+
 def write_frame(state: dict, deps: GenerationDeps) -> dict:
     """Abstract, introduction and conclusion (only when polishing is on)."""
     if not deps.settings.generation.polish:
@@ -128,12 +142,14 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     cite = Citer(survey.get("references", []))
     # The open challenges get a section of their own (agents/challenges.py) after the body; written
     # from the works' sentences, as the body is, so a model conclusion does not replace it.
-    evaluation = evaluation_section_of(facts, papers, cite, len(survey.get("tables") or []) + 1)
+    models = models_section_of(facts, papers, cite, len(survey.get("tables") or []) + 1)
+    evaluation = evaluation_section_of(facts, papers, cite, len(survey.get("tables") or []) + 1 + bool(models))
     challenges = challenges_section(overview, facts, papers, cite, set(said), topic_words(state["topic"]))
     if challenges:  # the abstract and the conclusion name the kinds the section has, not one it left out
         written = {sub["kind"] for sub in challenges["subsections"]}
         overview = replace(overview, themes=[t for t in overview.themes if t[0] in written])
-    after_body = [name for name, part in (("evaluation", evaluation), ("challenges", challenges)) if part]
+    after_body = [name for name, part in (("models", models), ("evaluation", evaluation), ("challenges", challenges))
+                  if part]
     numbers = {name: len(body) + 2 + i for i, name in enumerate(after_body)}
     floors = {"introduction": floor_introduction(facts, papers, cite, overview, selection_sentence(facts), said,
                                                  extra_sections=numbers)}
@@ -154,6 +170,8 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     figures = _figure_lines(survey.get("figures") or [], "introduction")
     if figures:
         survey["introduction"] = survey["introduction"].rstrip() + "\n\n" + "\n\n".join(figures)
+    if models:
+        survey["models"] = models
     if evaluation:
         survey["evaluation"] = evaluation
     if challenges:
