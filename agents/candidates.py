@@ -312,6 +312,12 @@ _WOULD_FAIL = re.compile(r"\b(?:when|where|in which|whereas)\s+(?:[\w-]+\s+){0,5
                          r"(?:fail|struggle|break down)\b", re.I)
 
 
+# A purpose clause names what the work's method counters: "to mitigate potential performance degradation
+# due to shared weights, ScaleNet introduces ..." (filed as a limitation, a c33m reader)
+_PURPOSE = re.compile(r"\b(?:to|in order to|so as to)\s+(?:\w+ly\s+)?(?:mitigat|address|overcom|alleviat|reduc|prevent|"
+                      r"counter|compensat|avoid|tackl|remed|resolv|handle|suppress|minimi[sz])\w*\b[^,;:.]*", re.I)
+
+
 def states_a_limitation(text: str) -> bool:
     """What fails or stays open, not what the work fixes ("to address the limitation of X"),
     offers or builds ("to probe insufficient information, we introduce X"), or points ahead to
@@ -320,7 +326,7 @@ def states_a_limitation(text: str) -> bool:
     # an abbreviation's stops end no clause ("e.g." kept its inner stop, and a c31f sentence's clause
     # ended at "e.g")
     text = re.sub(r"\b(?:e\.g|i\.e|cf|vs)\.", lambda m: m.group(0).replace(".", ""), text)
-    text = _WOULD_FAIL.sub(" ", _FAILURE_AS_TOPIC.sub(" ", _POINTS_AHEAD.sub(" ", text)))
+    text = _PURPOSE.sub(" ", _WOULD_FAIL.sub(" ", _FAILURE_AS_TOPIC.sub(" ", _POINTS_AHEAD.sub(" ", text))))
     if _LIMITS_AS_SUBJECT.search(text):
         return False
     if _ACHIEVES.search(text):

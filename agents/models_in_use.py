@@ -142,7 +142,10 @@ def description(name: str, ids: list[str], papers: dict) -> tuple[str, str] | No
         for match in pattern.finditer(papers[pid].get("abstract") or ""):
             phrase = " ".join(match.group(1).split())
             words = phrase.split()
-            if not 3 <= len(words) <= 16 or re.search(r"\b(?:we|our|us|this|these)\b", phrase, re.I):
+            # a phrase about the citing work ("SAM, a novel approach") or a clause ("MAE, a large share of
+            # image patches is masked"), not what the name is
+            if not 3 <= len(words) <= 16 or re.search(r"\b(?:we|our|us|this|these|novel|new|proposed|first|"
+                                                       r"is|are|was|were|be|been)\b", phrase, re.I):
                 continue
             said.setdefault(phrase.lower(), []).append((phrase, pid))
     if not said:

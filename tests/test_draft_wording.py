@@ -154,6 +154,9 @@ def test_what_a_method_needs_not_or_recovers_from_and_failures_it_avoids_are_no_
                                    "tools to learn valid usage patterns and failure conditions, and an online phase.")
     assert not states_a_limitation("We summarize representative methods, evaluation protocols, and applications, and "
                                    "discuss open challenges and future directions toward reliable agentic search.")
+    # a purpose clause names what the method counters (c33m)
+    assert not states_a_limitation("To mitigate potential performance degradation due to shared weights, ScaleNet "
+                                   "introduces a small set of adjustment parameters for each layer.")
     # what fails stays a limitation, a work's own or earlier methods'
     assert states_a_limitation("Since RLVR relies on verifiers that presuppose standard answers, it cannot be directly "
                                "applied to open-ended tasks.")

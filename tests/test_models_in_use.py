@@ -78,6 +78,12 @@ def test_the_section_tables_the_shared_names_and_quotes_what_a_cited_work_says_t
     assert "results against are Mask2Former (three works [1, 2, 3])" in text, text
     # every citation is one of the cited works
     assert {int(n) for m in re.finditer(r"\[([\d, ]+)\]", text) for n in m.group(1).split(",")} <= {1, 2, 3, 4, 5}
+    # what a citing work says of itself or a clause is no description of the name
+    from surveygraph.agents.models_in_use import description
+
+    said = {"x": _paper("x", "X", "We extend SAM, a novel approach to prompting, and MAE, a large share of patches is "
+                                  "masked, to video.")}
+    assert description("SAM", ["x"], said) is None and description("MAE", ["x"], said) is None
     # fewer than three shared names: no section
     assert models_section(["a", "b", "e"], PAPERS, sections, Citer(ids), set(), "", set(), [], table_number=1) is None
 
