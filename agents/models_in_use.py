@@ -98,10 +98,11 @@ def _excluded(name: str, topic_words: set[str]) -> bool:
 def _mentions(text: str, tools: set[str]) -> list[re.Match]:
     """The model and tool names in ``text``: a known backbone's family in any case, or a name the
     topic's candidates use as a tool."""
-    found = list(_MODEL_ANY_CASE.finditer(text))
-    for pattern in (_NAME, _LOWER_CAMEL):
-        found += [m for m in pattern.finditer(text) if m.group(0).rstrip(".-") in tools]
-    return found
+    found = {m.span(): m for m in _MODEL_ANY_CASE.finditer(text)}
+    for pattern in (_NAME, _LOWER_CAMEL):  # a span both patterns read is one mention
+        found.update({m.span(): m for m in pattern.finditer(text)
+                      if m.group(0).rstrip(".-") in tools and m.span() not in found})
+    return [found[span] for span in sorted(found)]
 
 
 def name_uses(ids: list[str], papers: dict, tools: set[str], topic_words: set[str]) -> dict[str, NameUse]:
@@ -159,18 +160,17 @@ def models_section(ids: list[str], papers: dict, sections: list[dict], cite, too
     """{"id", "title", "text", "table", "subsections"} or None when fewer than MIN_NAMES names are
     shared by MIN_WORKS cited works. ``pool_texts``: the candidates' abstracts, where long forms are read."""
     uses = name_uses(ids, papers, tools, {w.lower() for w in topic_words})
-    expansions = {key: long_forms(use.name.split(",")[0], pool_texts) for key, use in uses.items()}
+    spelled = {key: long_forms(use.name.split(",")[0], pool_texts) for key, use in uses.items()}
     # the topic's own name, abbreviated: "ViT" in a survey of vision transformer backbones
     asked = stem_text(topic)
-    uses = {key: use for key, use in uses.items() if not any(stem_text(form) in asked for form in expansions[key])}
+    uses = {key: use for key, use in uses.items() if not any(stem_text(form) in asked for form in spelled[key])}
     if len(uses) < MIN_NAMES:
         return None
-    ranked = sorted(uses.values(), key=lambda u: (-len(u.works), u.name))[:MAX_ROWS]
+    ranked = sorted(uses.items(), key=lambda item: (-len(item[1].works), item[1].name))[:MAX_ROWS]
     rows, described = [], []
-    for use in ranked:
-        expansions = long_forms(use.name.split(",")[0], pool_texts)
+    for key, use in ranked:
         said = description(use.name, ids, papers)
-        what = expansions[0] if expansions else (f"“{said[0]}” {cite(said[1])}" if said else "–")
+        what = spelled[key][0] if spelled[key] else (f"“{said[0]}” {cite(said[1])}" if said else "–")
         if said and len(described) < MAX_DESCRIBED:
             described.append((use.name, said))
         numbers = sorted({str(n + 2) for n, s in enumerate(sections) if set(use.works) & set(s["papers"])}, key=int)
@@ -185,7 +185,7 @@ def models_section(ids: list[str], papers: dict, sections: list[dict], cite, too
     text = (f"Table {table_number} lists the models and methods the surveyed works share. They are named here, "
             "not reviewed: the works that introduced them are not among this survey's references unless they "
             f"are cited in it.\n\n{caption}\n\n{pipe_table(header, rows)}\n\n"
-            + _prose(ranked, described, len(ids), papers, cite))
+            + _prose([use for _, use in ranked], described, len(ids), papers, cite))
     # one part, no subsections: a section with a single subsection is no division (v7 readers)
     return {"id": "models-in-use", "title": SECTION_TITLE, "text": text, "table": table, "subsections": []}
 
