@@ -92,7 +92,9 @@ def _excluded(name: str, topic_words: set[str]) -> bool:
     plain = name.rstrip("s") if name.endswith("s") and name[-2:-1].isupper() else name
     return (name in _FIELD_WORDS or plain in _FIELD_WORDS or _SUFFIX.sub("", name) in _FIELD_WORDS
             or key in topic_words or plain.lower() in topic_words or len(key) < 2
-            or re.fullmatch(r"\d+d?", key) is not None)  # "2D", "3D": a dimension, not a model
+            or re.fullmatch(r"\d+d?", key) is not None  # "2D", "3D": a dimension, not a model
+            # a kind of AI, no model: "XAI" listed as a shared method of a post-hoc explanation survey (c33o)
+            or re.fullmatch(r"[A-Z][A-Za-z]{0,4}AI|AI[A-Z]{1,3}", name) is not None)
 
 
 def _mentions(text: str, tools: set[str]) -> list[re.Match]:

@@ -48,6 +48,10 @@ def test_names_are_families_shared_by_three_works_with_their_roles():
     assert family_key("ViT-B/16") == "vit" and family_key("DINOv2") == "dino" and family_key("ResNet-50") == "resnet"
     assert family_key("Swin-B") == "swin" and family_key("MobileNetV2") == "mobilenet" and family_key("ViTs") == "vit"
     assert family_key("LLM-powered") == "llm"  # an adjective of the field's abbreviation, no model (c33g)
+    from surveygraph.agents.models_in_use import _excluded
+
+    assert _excluded("XAI", set()) and _excluded("GenAI", set()) and _excluded("AIGC", set())  # kinds of AI (c33o)
+    assert not _excluded("SAM", set()) and not _excluded("LLaVA", set())
     uses = name_uses(list(PAPERS), PAPERS, tools={"SegLite"}, topic_words={"segmentation", "vit", "vits"})
     # SAM (a, b, c, d), Swin (a, c, d), Mask2Former (a, b, c) are shared by three works; U-Net, ResNet,
     # ViT by fewer or the topic's own; "CNNs" and "AI" are a field's abbreviations, not models
