@@ -9,12 +9,8 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from surveygraph.agents.frame_floor import Citer
 from surveygraph.agents.models_in_use import SECTION_TITLE, family_key, models_section, name_uses
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "corpus" / "arxiv_2025_2026.jsonl.gz"
 
 
 def _paper(pid: str, title: str, abstract: str, authors=("A. Smith", "B. Lee")) -> dict:
@@ -92,9 +88,9 @@ def test_the_section_tables_the_shared_names_and_quotes_what_a_cited_work_says_t
     assert models_section(["a", "b", "e"], PAPERS, sections, Citer(ids), set(), "", set(), [], table_number=1) is None
 
 
-def _corpus(title_pattern: str, limit: int = 120) -> dict:
+def _corpus(corpus: Path, title_pattern: str, limit: int = 120) -> dict:
     pattern, papers = re.compile(title_pattern, re.I), {}
-    with gzip.open(CORPUS, "rt") as lines:
+    with gzip.open(corpus, "rt") as lines:
         for line in lines:
             paper = json.loads(line)
             if pattern.search(paper.get("title") or ""):
@@ -104,11 +100,10 @@ def _corpus(title_pattern: str, limit: int = 120) -> dict:
     return papers
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="the shared corpus (../shared/data) is absent")
-def test_on_real_vision_transformer_papers_the_names_are_backbones_not_the_topic_or_generic_words():
+def test_on_real_vision_transformer_papers_the_names_are_backbones_not_the_topic_or_generic_words(shared_data):
     from surveygraph.agents.name_roles import tool_names
 
-    papers = _corpus(r"vision transformer")
+    papers = _corpus(shared_data / "corpus" / "arxiv_2025_2026.jsonl.gz", r"vision transformer")
     ids = list(papers)
     tools = tool_names([(p["title"], p["abstract"]) for p in papers.values()])
     section = models_section(ids, papers, [{"title": "All", "papers": ids}], Citer(ids), tools,
