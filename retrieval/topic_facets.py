@@ -51,6 +51,10 @@ GENERIC_METHODS = frozenset({"neural", "deep learn", "deep neural", "machin lear
 # Nouns that say what kind of thing a concept is only when they end it: "time series data" is about
 # time series (few of its papers say "data"), while "data augmentation" needs its "data".
 TRAILING_HEADS = frozenset({"data", "dataset", "task", "problem", "application", "setting", "scenario"})
+# What a model produces (tokens as the tokenizer gives them), and the words naming a model before it
+MODEL_PRODUCTS = frozenset({"prediction", "output", "behavior", "behaviour", "decision", "response", "answer"})
+_MODEL_WORDS = frozenset({"llm", "llms", "model", "models", "lm", "lms", "network", "networks", "classifier",
+                          "classifiers", "transformer", "transformers", "vlm", "vlms", "mllm", "mllms", "agent", "agents"})
 _ACRONYM = re.compile(r"\(([A-Za-z0-9][A-Za-z0-9\-]{1,11})\)")
 _WORD = re.compile(r"[a-z0-9]+")
 # Function words never make a unit (the bm25 tokenizer's stopwords plus question words a user may type).
@@ -273,6 +277,13 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     if not kept:  # "... that work on graphs": a part of request words only asks nothing of a paper
         return ()
     if len(kept) > 1 and kept[-1][0] in TRAILING_HEADS:  # "time series data": what the words are about is "time series"
+        kept = kept[:-1]
+    # what a model produces, after the model's name: "explaining LLM predictions" is about explaining
+    # LLMs, and asking every paper to say "prediction" kept 120 papers (c33o); "link prediction" and
+    # "trajectory prediction" keep theirs, as no model word comes before
+    # right after it ("a model gave an answer" asks for the answer)
+    if len(kept) > 1 and kept[-1][0] in MODEL_PRODUCTS and kept[-2][1] in _MODEL_WORDS \
+            and pairs.index(kept[-1]) == pairs.index(kept[-2]) + 1:
         kept = kept[:-1]
     tokens, words, joins = [p[0] for p in kept], [p[1] for p in kept], [p[2] for p in kept]
     phrase_joins = [i for i in range(len(tokens)) if _joins_two_phrases(joins, i)]

@@ -305,6 +305,23 @@ def test_a_request_verb_an_and_joins_to_another_makes_the_slot_ask_nothing():
     assert "llm" in units and "defend" in units
 
 
+def test_what_a_model_produces_right_after_its_name_is_no_unit():
+    """"post-hoc explanation methods for LLM predictions" asked every paper to say "prediction" (120
+    kept; 153 without, c33o/c33p); "interpreting and explaining LLM behavior" asked "behavior" of
+    papers on LLMs simulating human behaviour (c33f). "link prediction" keeps its word (no model
+    name before it), and "a model gave an answer" asks for the answer (not right after the name)."""
+    facets = [[u.phrase for u in f.units] for f in topic_facets("post-hoc explanation methods for LLM predictions", [])]
+    assert facets[-1] == ["llm"], facets
+    units = [u.phrase for f in topic_facets("interpreting and explaining LLM behavior", []) for u in f.units]
+    assert "behavior" not in units and "llm" in units
+    units = [u.phrase for f in topic_facets("graph neural networks for node classification and link prediction", [])
+             for u in f.units]
+    assert "prediction" in units
+    units = [u.phrase for f in topic_facets("how can we tell why a large language model gave an answer?", [])
+             for u in f.units]
+    assert "answer" in units
+
+
 def test_prepositions_join_concepts_and_quantifiers_ask_nothing():
     """"training LLM agents with reinforcement learning to act over many steps" made "over" a unit
     every paper had to say; "against" and "between" join two concepts as "for" and "across" do."""
