@@ -108,9 +108,14 @@ def _model_part(part: str, state: dict, deps: GenerationDeps, body: list[dict], 
     return trim_incomplete(text)
 
 
+def _cited_ids(facts: dict, papers: dict) -> list[str]:
+    """The works the body's sections cite, in order, each once."""
+    return list(dict.fromkeys(pid for s in facts["sections"] for pid in s["papers"] if pid in papers))
+
+
 def evaluation_section_of(facts: dict, papers: dict, cite: Citer, table_number: int) -> dict | None:
     """The datasets-and-metrics section over the survey's cited works (agents/evaluation_practice.py)."""
-    ids = list(dict.fromkeys(pid for s in facts["sections"] for pid in s["papers"] if pid in papers))
+    ids = _cited_ids(facts, papers)
     if not ids:
         return None
     facets = {pid: paper_facets(papers[pid], KnownNames.from_record(facts.get("known_names"))) for pid in ids}
@@ -119,7 +124,7 @@ def evaluation_section_of(facts: dict, papers: dict, cite: Citer, table_number: 
 
 def models_section_of(facts: dict, papers: dict, cite: Citer, table_number: int) -> dict | None:
     """The models-and-methods-in-use section over the survey's cited works (agents/models_in_use.py)."""
-    ids = list(dict.fromkeys(pid for s in facts["sections"] for pid in s["papers"] if pid in papers))
+    ids = _cited_ids(facts, papers)
     if not ids:
         return None
     # the names the topic's papers use as tools (agents/name_roles.py), read over every paper the run holds

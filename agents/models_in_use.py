@@ -62,7 +62,11 @@ _FIELD_WORDS = _GENERIC_NAMES - _METHOD_ACRONYMS
 
 
 def family_key(name: str) -> str:
-    """The family a name belongs to, in lower case ("ViT-B/16" -> "vit", "DINOv2" -> "dino")."""
+    """The family a name belongs to, in lower case ("ViT-B/16" -> "vit", "DINOv2" -> "dino").
+
+    Wider than name_roles.family, which strips a version or size only: here sizes ("-B/16", "-Large"),
+    a plural ("ViTs") and adjectives ("-based", "-powered") go too, as a row counts every mention of a
+    family; family stays as it is, as the pool's role counts were fitted with it."""
     name = name[:-1] if len(name) > 2 and name.endswith("s") and name[-2].isupper() else name  # "ViTs"
     root = _SUFFIX.sub("", name)
     return (root if len(root) >= 2 else name).lower()

@@ -269,19 +269,20 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
     # "repair" + "code" the pool kept 130 program-repair papers; read as "code", 300 (of about 1,700
     # estimated on topic; session 33). Only the opening slot: "tool use and web tasks", "LLMs and how
     # to defend" join a noun
+    def requested(pair: tuple[str, str, bool]) -> bool:
+        return pair[0] in _REQUEST_WORDS or pair[1] in _REQUEST_WORDS
+
     slots = list(accumulate((0 if joined else 1) for _token, _word, joined in pairs))
-    asked_nothing = {slots[0]} if pairs and (pairs[0][0] in _REQUEST_WORDS or pairs[0][1] in _REQUEST_WORDS) \
-        and slots.count(slots[0]) > 1 else set()
-    kept = [p for slot, p in zip(slots, pairs)
-            if p[0] not in _REQUEST_WORDS and p[1] not in _REQUEST_WORDS and slot not in asked_nothing]
+    asked_nothing = {slots[0]} if pairs and requested(pairs[0]) and slots.count(slots[0]) > 1 else set()
+    kept = [p for slot, p in zip(slots, pairs) if not requested(p) and slot not in asked_nothing]
     if not kept:  # "... that work on graphs": a part of request words only asks nothing of a paper
         return ()
     if len(kept) > 1 and kept[-1][0] in TRAILING_HEADS:  # "time series data": what the words are about is "time series"
         kept = kept[:-1]
-    # what a model produces, after the model's name: "explaining LLM predictions" is about explaining
-    # LLMs, and asking every paper to say "prediction" kept 120 papers (c33o); "link prediction" and
-    # "trajectory prediction" keep theirs, as no model word comes before
-    # right after it ("a model gave an answer" asks for the answer)
+    # what a model produces, right after the model's name: "explaining LLM predictions" is about
+    # explaining LLMs, and asking every paper to say "prediction" kept 120 papers (c33o); "link
+    # prediction" keeps its word (no model name before it), "a model gave an answer" its answer (not
+    # right after the name)
     if len(kept) > 1 and kept[-1][0] in MODEL_PRODUCTS and kept[-2][1] in _MODEL_WORDS \
             and pairs.index(kept[-1]) == pairs.index(kept[-2]) + 1:
         kept = kept[:-1]
