@@ -19,7 +19,8 @@ from .latex import bib_value, tex_escape, tex_inline
 from .latex_document import cite_key, to_latex
 from ..sanitize import markdown_inert, markdown_safe, redact, untrusted, without_injections
 from .outline.names import title_case
-from .text import (CITATION_MARKER, citation_units, in_sentence, marker_numbers, question_words, slugify,
+from .outline.parts import leads_section
+from .text import (CITATION_MARKER, and_list, citation_units, in_sentence, marker_numbers, question_words, slugify,
                    typed_as_question)
 
 FRAME_TITLES = {"introduction": "Introduction", "conclusion": "Conclusion"}
@@ -38,6 +39,17 @@ def folded_opening(body: str, section_title: str, sub_title: str) -> str:
         return body
     return re.sub(rf"^(This section reviews [^.]*? on {re.escape(theme)})(?=[.:,])", rf"\1, within {within}", body,
                   count=1) if body.startswith("This section reviews") else body
+
+
+def lead_opening(body: str, sub_titles: list[str]) -> str:
+    """The opening of a section's works at large (parts.leads_section), shown before its
+    subsections: "This subsection reviews eight further works on RL training" becomes "Before its
+    subsections on deep research and policy optimization, this section reviews eight works on RL
+    training at large". (A concept's heading holds no comma: the theme ends at one.)"""
+    lines = and_list([in_sentence(t.rstrip(".")) for t in sub_titles])
+    return re.sub(r"^This subsection reviews (\w+) further (works?) on ([^.:,]*?)(?=[.:,])",
+                  lambda m: f"Before its subsections on {lines}, this section reviews {m.group(1)} {m.group(2)} on "
+                            f"{m.group(3)} at large", body, count=1)
 
 
 def new_run_dir(runs_dir: Path, topic: str, now: datetime | None = None) -> Path:
@@ -132,9 +144,17 @@ def build_survey(state: dict) -> Survey:
             sections.append(SurveySection(heading=title, level=1, text="\n\n".join(t for t in (table.strip(), body) if t),
                                           section_id=section["id"]))
             continue
-        sections.append(SurveySection(heading=title, level=1, text=table.strip(), section_id=section["id"]))
+        subsections = section["subsections"]
+        opening = ""
+        if leads_section([sub["title"] for sub in subsections]):
+            # the section's works at large open it, under no heading of their own (parts.leads_section)
+            opening = lead_opening(safe_body(subsections[0]["text"], n_refs),
+                                   [untrusted(sub["title"]) for sub in subsections[1:]])
+            subsections = subsections[1:]
+        sections.append(SurveySection(heading=title, level=1, text="\n\n".join(t for t in (table.strip(), opening) if t),
+                                      section_id=section["id"]))
         planned_subs = {s["id"]: s for s in planned.get("subsections", [])}
-        for sub in section["subsections"]:
+        for sub in subsections:
             sub_title = untrusted(sub["title"])
             sections.append(SurveySection(heading=sub_title, level=2, text=safe_body(sub["text"], n_refs),
                                           section_id=sub["id"]))

@@ -29,8 +29,10 @@ from .candidates import candidate_sentences
 from .facets import KnownNames, paper_facets
 from ..retrieval.spelling import WordFamilies
 from .outline.names import topic_words
+from .outline.parts import leads_section
 from .topic_pool import topic_terms
-from .text import CITATION_MARKER, and_list, count_words, marker_numbers, said_before, sentence_key, topic_in_prose
+from .text import (CITATION_MARKER, and_list, count_words, in_sentence, marker_numbers, said_before, sentence_key,
+                   topic_in_prose)
 from .trends import (Practice, challenge_statements, challenge_themes, crosscutting_phrases, distinctive_phrases,
                      evaluation_practice)
 
@@ -213,7 +215,13 @@ DISTINCT_CLAUSES = ("; what sets its works apart from the other sections' is the
 
 def _section_sentence(number: int, section: dict, distinct: list, cite: Citer) -> str:
     subs = section["subsections"]
-    where = "" if len(subs) == 1 else f" in {_plural(len(subs), 'subsection')} ({and_list(subs)})"  # one: no division
+    # the section's works at large open it under no heading (outline.parts.leads_section)
+    if leads_section(subs):
+        subs = subs[1:]
+        where = (f", those on {in_sentence(section['title'])} at large first, then "
+                 f"{_plural(len(subs), 'subsection')} ({and_list(subs)})")
+    else:  # one subsection: no division
+        where = "" if len(subs) == 1 else f" in {_plural(len(subs), 'subsection')} ({and_list(subs)})"
     text = f"Section {number}, {section['title']}, covers {_plural(len(section['papers']), 'work')}{where}"
     if distinct:
         named = and_list([_phrase_cites(p, ids, cite) for p, ids in distinct])

@@ -65,11 +65,12 @@ def family_key(name: str) -> str:
     """The family a name belongs to, in lower case ("ViT-B/16" -> "vit", "DINOv2" -> "dino").
 
     Wider than name_roles.family, which strips a version or size only: here sizes ("-B/16", "-Large"),
-    a plural ("ViTs") and adjectives ("-based", "-powered") go too, as a row counts every mention of a
-    family; family stays as it is, as the pool's role counts were fitted with it."""
+    a plural ("ViTs"), adjectives ("-based", "-powered") and hyphens ("U-Net") go too, as a row counts
+    every mention of a family; family stays as it is, as the pool's role counts were fitted with it."""
     name = name[:-1] if len(name) > 2 and name.endswith("s") and name[-2].isupper() else name  # "ViTs"
     root = _SUFFIX.sub("", name)
-    return (root if len(root) >= 2 else name).lower()
+    # "U-Net" and "UNet" are one family: two rows of one model were read in a c33r draft
+    return (root if len(root) >= 2 else name).lower().replace("-", "")
 
 
 @dataclass
@@ -85,7 +86,7 @@ class NameUse:
         """The family's own name where the works write it ("Swin" beside "Swin-B"), else its spellings
         most written ("DeepSeek-R1", not the stem "DeepSeek-R"; "GPT-4o, GPT-4")."""
         key = family_key(self.spellings.most_common(1)[0][0])
-        roots = [s for s in self.spellings if s.lower() == key]
+        roots = [s for s in self.spellings if s.lower().replace("-", "") == key]
         if roots:
             return max(roots, key=lambda s: (self.spellings[s], -len(s)))
         return ", ".join(s for s, _ in self.spellings.most_common(2))

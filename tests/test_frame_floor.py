@@ -365,6 +365,40 @@ def test_a_section_of_one_subsection_is_exported_undivided(tmp_path):
     assert survey.sections[0].text == "This section reviews two works."
 
 
+def test_a_section_s_works_at_large_open_it_under_no_heading():
+    """Blind readers faulted "Other Work on X" as a catch-all bucket on seven of ten c33 panels: before
+    two or more named subsections, a section's works at large are its opening text, and the
+    introduction says so; before one named subsection they keep their heading (no lone subsection)."""
+    from surveygraph.agents.exporter import build_survey, to_markdown
+    from surveygraph.agents.frame_floor import Citer, _section_sentence
+
+    lead = "This subsection reviews two further works on policy optimization, both of which propose methods."
+    state = {"topic": "RL agents", "papers": {}, "outline": [
+        {"id": "1", "title": "Policy Optimization", "subsections": [{"id": "1.1"}, {"id": "1.2"}, {"id": "1.3"}]},
+        {"id": "2", "title": "Tool Use", "subsections": [{"id": "2.1"}, {"id": "2.2"}]}],
+             "survey": {"references": [], "body": [
+                 {"id": "1", "title": "Policy Optimization", "text": "| a |\n|---|", "subsections": [
+                     {"id": "1.1", "title": "Other Work on Policy Optimization", "text": lead},
+                     {"id": "1.2", "title": "Agentic Reasoning", "text": "Reasoning text."},
+                     {"id": "1.3", "title": "Decision Making", "text": "Decision text."}]},
+                 {"id": "2", "title": "Tool Use", "text": "", "subsections": [
+                     {"id": "2.1", "title": "Web Agents", "text": "Web text."},
+                     {"id": "2.2", "title": "Other Work on Tool Use", "text": "Further text."}]}]}}
+    survey = build_survey(state)
+    assert [(s.level, s.heading) for s in survey.sections] == [
+        (1, "Policy Optimization"), (2, "Agentic Reasoning"), (2, "Decision Making"), (1, "Tool Use"),
+        (2, "Web Agents"), (2, "Other Work on Tool Use")]
+    assert survey.sections[0].text == ("| a |\n|---|\n\nBefore its subsections on agentic reasoning and decision "
+                                       "making, this section reviews two works on policy optimization at large, both "
+                                       "of which propose methods.")
+    assert "Other Work on Policy" not in to_markdown(survey)
+    section = {"title": "Policy Optimization", "papers": ["a", "b", "c", "d"],
+               "subsections": ["Other Work on Policy Optimization", "Agentic Reasoning", "Decision Making"]}
+    assert _section_sentence(2, section, [], Citer([])) == (
+        "Section 2, Policy Optimization, covers four works, those on policy optimization at large first, then two "
+        "subsections (Agentic Reasoning and Decision Making).")
+
+
 def test_data_two_works_name_is_no_shared_practice_of_the_survey():
     """A v9 reader of a 64-work survey: "AIME is the evaluation data the works share most (2 works)"
     draws statistics from thin evidence; the overview names data only when three works or more do."""

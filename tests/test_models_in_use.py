@@ -38,12 +38,14 @@ def test_a_family_never_written_alone_shows_its_spellings_not_a_stem():
     assert family_key("GPT-4o") == family_key("GPT-4.1") == "gpt"
     assert NameUse(spellings=Counter({"DeepSeek-R1": 3})).name == "DeepSeek-R1"  # never the stem "DeepSeek-R"
     assert NameUse(spellings=Counter({"GPT-4o": 3, "GPT-4": 2, "GPT-4.1": 1})).name == "GPT-4o, GPT-4"
+    assert NameUse(spellings=Counter({"U-Net": 3, "UNet": 2})).name == "U-Net"  # hyphened: still its own name
 
 
 def test_names_are_families_shared_by_three_works_with_their_roles():
     assert family_key("ViT-B/16") == "vit" and family_key("DINOv2") == "dino" and family_key("ResNet-50") == "resnet"
     assert family_key("Swin-B") == "swin" and family_key("MobileNetV2") == "mobilenet" and family_key("ViTs") == "vit"
     assert family_key("LLM-powered") == "llm"  # an adjective of the field's abbreviation, no model (c33g)
+    assert family_key("U-Net") == family_key("UNet") == "unet"  # one family, one row (c33r)
     from surveygraph.agents.models_in_use import _excluded
 
     assert _excluded("XAI", set()) and _excluded("GenAI", set()) and _excluded("AIGC", set())  # kinds of AI (c33o)

@@ -31,9 +31,9 @@ from .concepts import Concept, PhraseIndex, candidate_concepts, fit, phrase_key
 from .headings import validate_heading
 from .methods import method_sections, promote_large_subsections, split_large_subsections
 from .names import topic_words
-from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, MIN_LEAF, OTHER_WORK, SUB_SHARE, kind_named, merge_duplicate_sections,
-                    merge_duplicate_subsections, move_subsections_named_as_sections, named_by_kinds, named_subsections,
-                    normalise, other_work_title, place_subsections)
+from .parts import (FLAT_LEAF, KIND_NAMED_ROLES, LEAD_MIN_NAMED, MIN_LEAF, OTHER_WORK, SUB_SHARE, kind_named,
+                    merge_duplicate_sections, merge_duplicate_subsections, move_subsections_named_as_sections,
+                    named_by_kinds, named_subsections, normalise, other_work_title, place_subsections)
 from .roles import (APPLICATIONS, DOMAIN_SHORT, EVALUATION, FOUNDATIONS, METHODS, domain_of, learn_roles, paper_role,
                     role_heading)
 from .taxonomy import MEASURE_SHARE, TASK_SHARE, titled
@@ -214,9 +214,11 @@ def build_outline_floor(topic: str, ids: list[str], papers: dict[str, dict], vec
         # as it is now (two merged sections brought one each)
         others = [sub for sub in subs if sub["source"] == OTHER_WORK]
         if others:
-            subs = [sub for sub in subs if sub["source"] != OTHER_WORK] + [{
-                **others[0], "title": other_work_title(section["title"]),
-                "rows": [r for r in dict.fromkeys(r for sub in others for r in sub["rows"])]}]
+            named = [sub for sub in subs if sub["source"] != OTHER_WORK]
+            other = {**others[0], "title": other_work_title(section["title"]),
+                     "rows": [r for r in dict.fromkeys(r for sub in others for r in sub["rows"])]}
+            # first, as the section's opening, before two or more named lines (parts.leads_section)
+            subs = [other, *named] if len(named) >= LEAD_MIN_NAMED else [*named, other]
         section["terms"] = [section["key"]] if section["key"] else [t for sub in subs for t in sub["terms"][:1]]
         result.append(_entry(section, ids, papers, forms) | {
             "role": section["role"],

@@ -122,6 +122,24 @@ def other_work_title(section_title: str) -> str:
     return f"{OTHER_WORK_PREFIX}{section_title}"
 
 
+# A section's works on its phrase that none of its subsections' phrases names open the section, under
+# no heading of their own, when two or more named subsections follow: blind readers faulted "Other
+# Work on X" as a catch-all bucket on seven of ten c33 panels, and a survey discusses a family at
+# large before its lines. With one named subsection left, the section would have a lone subsection
+# (faulted by v7 readers), so the works keep their heading, last.
+LEAD_MIN_NAMED = 2
+
+
+def is_other_work(title: str) -> bool:
+    return title.startswith(OTHER_WORK_PREFIX)
+
+
+def leads_section(titles: list[str]) -> bool:
+    """Whether the first of a section's subsection titles is its works at large, shown as the
+    section's opening text rather than as a subsection."""
+    return len(titles) > LEAD_MIN_NAMED and is_other_work(titles[0]) and not any(map(is_other_work, titles[1:]))
+
+
 def concept_parts(concept: Concept, placed: list[tuple[Concept, list[int]]], *, topic: str,
                   taken: set[str]) -> tuple[list[dict], list[int]]:
     """The subsections of a section headed by ``concept`` over the phrases ``placed`` within it: each
