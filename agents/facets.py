@@ -53,6 +53,8 @@ METRICS = {
     "LPIPS": r"LPIPS", "Chamfer distance": r"Chamfer(?:[- ]L?\d)?(?: distance)?", "CIDEr": r"CIDEr", "WER": r"WER",
     "pass@k": r"pass@\d+", "kappa": r"QWK|(?:Cohen's )?kappa", "Hits@k": r"Hits@\d+", "AUPRC": r"AUPRC",
     "RMSE": r"RMSE", "MAE": r"MAE", "MSE": r"MSE", "IoU": r"m?IoU", "Dice": r"Dice(?: score)?",
+    # segmentation's boundary distance ("evaluate on ACDC, HD95 ...", a c33r draft's data)
+    "Hausdorff distance": r"HD95|95HD|Hausdorff distance",
     "bit error rate": r"bit error rates?|\bBER\b", "spectral efficiency": r"spectral efficiency",
     "sum rate": r"sum[- ]rates?", "energy efficiency": r"energy efficiency", "inference cost":
     r"(?:inference|computational|token) (?:cost|usage|overhead)",
@@ -272,7 +274,8 @@ _NOT_DATA = re.compile(r"^(?:\d+(?:\.\d+)?(?:D|[KMGT]B|[KMB]))$|^\d+(?:\.\d+)?[K
                        # a class of models or systems spelled with capitals ("Large Vision-Language Models")
                        r"|^(?:[A-Z][\w-]* )+(?:Models|Networks|Agents|Systems|Methods|Transformers|Architectures)$"
                        # compute counts are what a method costs, not what it is evaluated on ("use FLOPs")
-                       r"|^(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$"
+                       # ... also with their count ("93G FLOPs", a c33r draft's data)
+                       r"|^(?:\d+(?:\.\d+)?\s?[KMGT]?\s?)?(?:[GTM]?FLOPs?|[GM]?MACs|FPS|Params)$"
                        # serving latency and sampling cost ("use TTFT", "use NFE", c23 readers)
                        r"|^(?:TTFT|TPOT|ITL|TBT|NFEs?)$"
                        # a mixture-of-experts size, total and active ("use 30B-A3B", a c23 reader)
