@@ -127,6 +127,11 @@ def build_survey(state: dict) -> Survey:
                                       text=body_with_figures(data["introduction"], n_refs, figure_paths),
                                       section_id="introduction"))
         outline.append(OutlineEntry(level=1, title="Introduction"))
+        # the introduction's background: the works' definitions, the earlier surveys (agents/background.py)
+        for sub in (data.get("background") or {}).get("subsections", []):
+            sections.append(SurveySection(heading=sub["title"], level=2, text=safe_body(sub["text"], n_refs),
+                                          section_id=sub["id"]))
+            outline.append(OutlineEntry(level=2, title=sub["title"]))
     plan = {s["id"]: s for s in state["outline"]}
     for section in data["body"]:
         planned = plan.get(section["id"], {})

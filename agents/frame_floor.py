@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .attribution import attribute, paper_handle
+from .background import CONCEPTS_TITLE, SURVEYS_TITLE
 from .candidates import candidate_sentences
 from .facets import KnownNames, paper_facets
 from ..retrieval.spelling import WordFamilies
@@ -230,9 +231,11 @@ def _section_sentence(number: int, section: dict, distinct: list, cite: Citer) -
 
 
 def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overview, selection: str,
-                       said: set[str], extra_sections: dict[str, int] | None = None) -> str:
+                       said: set[str], extra_sections: dict[str, int] | None = None,
+                       background: list[str] | None = None) -> str:
     """``extra_sections``: the numbers of the sections written after the body from the works'
-    statements ("evaluation": datasets and metrics, "challenges": open challenges)."""
+    statements ("evaluation": datasets and metrics, "challenges": open challenges); ``background``:
+    the titles of the introduction's background subsections (agents/background.py)."""
     extra = extra_sections or {}
     years = facts["years"]
     peak = max(sorted(years), key=lambda y: years[y]) if years else None
@@ -262,7 +265,18 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overvie
                         + ([] if "evaluation" in extra else ["evaluation practice"])
                         + ([] if "challenges" in extra else ["the open problems the works name"])) + ".")
     return "\n\n".join(" ".join(p for p in paragraph if p) for paragraph in
-                       (first, ["The survey is organised as follows.", *taxonomy], [organisation]))
+                       (first, ["The survey is organised as follows.", *_background_sentences(background or []),
+                                *taxonomy], [organisation]))
+
+
+BACKGROUND_SAYS = {CONCEPTS_TITLE: "quotes how the works define the terms the survey is organised by",
+                   SURVEYS_TITLE: "names the surveys among the topic's papers, where the work before the "
+                                  "corpus's span is reviewed"}
+
+
+def _background_sentences(titles: list[str]) -> list[str]:
+    return [f"Section 1.{n}, {title}, {BACKGROUND_SAYS[title]}." for n, title in enumerate(titles, start=1)
+            if title in BACKGROUND_SAYS]
 
 
 def _kinds_sentence(practice: Practice) -> str:

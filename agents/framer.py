@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from ..models import normalize_title
 from ..prompts import render_prompt
+from .background import background_part
 from .deps import GenerationDeps, drafts_enabled, guarded_call
 from .challenges import challenges_section
 from .evaluation_practice import evaluation_section
@@ -153,11 +154,21 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     if challenges:  # the abstract and the conclusion name the kinds the section has, not one it left out
         written = {sub["kind"] for sub in challenges["subsections"]}
         overview = replace(overview, themes=[t for t in overview.themes if t[0] in written])
+    # the introduction's background: the works' own definitions of the survey's terms, the earlier
+    # surveys among the topic's papers (agents/background.py)
+    concepts = [c.get("phrase", "") for c in (state.get("relevance") or {}).get("concepts") or []]
+    background = background_part([*concepts, *(s["title"] for s in facts["sections"])], _cited_ids(facts, papers),
+                                 list(state.get("memory") or []), papers, cite, said,
+                                 min(facts["years"]) if facts["years"] else None)
+    if background:  # said once: the introduction's opening does not quote the same sentence
+        drop_repeated_sentences([sub["text"] for sub in background["subsections"]], said)
     after_body = [name for name, part in (("models", models), ("evaluation", evaluation), ("challenges", challenges))
                   if part]
     numbers = {name: len(body) + 2 + i for i, name in enumerate(after_body)}
     floors = {"introduction": floor_introduction(facts, papers, cite, overview, selection_sentence(facts), said,
-                                                 extra_sections=numbers)}
+                                                 extra_sections=numbers,
+                                                 background=[sub["title"] for sub in (background or {}).get(
+                                                     "subsections", [])])}
     floors["conclusion"], _limits = floor_conclusion(facts, cite, overview, extra_sections=numbers)
     floors["abstract"] = floor_abstract(facts, overview)
     update: dict = {"fallbacks": [], "failures": [], "budget_exhausted": False, "integrity_removed": 0}
@@ -175,6 +186,8 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     figures = _figure_lines(survey.get("figures") or [], "introduction")
     if figures:
         survey["introduction"] = survey["introduction"].rstrip() + "\n\n" + "\n\n".join(figures)
+    if background:
+        survey["background"] = background
     if models:
         survey["models"] = models
     if evaluation:
