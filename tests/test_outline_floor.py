@@ -160,6 +160,10 @@ def test_roles_are_learned_from_headings_and_papers_from_titles():
     assert paper_role("Disco-RAG: Discourse-Aware Retrieval-Augmented Generation", TOPIC) == "methods"
     # a domain the topic is about is not an application of it; ML senses of domain words are not domains
     assert domain_of("LLM-based Recommendation for E-commerce", "LLMs for E-commerce") is None
+    # ML's own banks are no finance (c34a); a bank still is
+    assert domain_of("A self-supervised learning approach to deep filter banks for texture recognition", "ViT") is None
+    assert domain_of("Memory Banks for Long-Term Dialogue", "LLM agents") is None
+    assert domain_of("LLM Agents for Fraud Detection in Banking", "LLM agents") == "Finance and Business"
     assert domain_of("Gaze-Regularized Vision-Language-Action Models for Robotic Manipulation policy", "VLA") is None
     assert [is_system_name(n) for n in ("GraphRAG", "RAGTruth", "GPT-4", "LLMs", "3D Gaussian", "VQA")] == \
         [True, True, True, False, False, False]
