@@ -81,6 +81,27 @@ def test_floor_replaces_real_model_noise_and_states_the_facts(tmp_path):
         "![Figure 1: Papers per theme and year.](figures/papers_per_theme.png)")
 
 
+def test_surveys_the_background_names_count_among_the_reviewed_papers(tmp_path):
+    """The background names surveys among the topic's papers that the body may not cite: the
+    abstract's count is the reference list's ("The abstract says 95 papers but the list has 97
+    entries", a c34j reader)."""
+    from surveygraph.agents.background import SURVEYS_TITLE
+
+    state = _state()
+    for n, scope in enumerate(("Retrieval-Augmented Generation for Question Answering",
+                               "Retrievers and Rerankers in Retrieval-Augmented Generation")):
+        pid = f"survey-{n}"
+        state["papers"][pid] = {"paper_id": pid, "title": f"A Survey on {scope}", "year": 2025,
+                                "authors": ["Ada Smith", "Bo Lee", "Cy Wu"],
+                                "abstract": f"This survey reviews {scope.lower()}. We categorize existing methods."}
+        state["memory"] = [*state["memory"], pid]
+    survey = write_frame(state, _deps(tmp_path, _real_local_frame))["survey"]
+    assert SURVEYS_TITLE in [sub["title"] for sub in survey["background"]["subsections"]]
+    assert {"survey-0", "survey-1"} <= set(survey["references"])
+    assert f"reviews {len(survey['references'])} papers" in survey["abstract"], survey["abstract"]
+    assert f"reviews {len(survey['references'])} papers" in survey["introduction"]
+
+
 def test_frame_citations_keep_body_numbers_and_append_new_ones(tmp_path):
     state = _state()
     before = list(state["survey"]["references"])
