@@ -1,5 +1,5 @@
 """Background: how the surveyed works define the field's key terms, and the earlier surveys the
-topic's papers include, written without a model, as two subsections of the introduction.
+topic's papers include, written without a model, as a subsection of the introduction.
 
 Blind readers of c33 faulted four of ten drafts for having "no background or foundations section"
 and all ten for missing the field's seminal works. The corpus holds 2025-26 papers only, so that
@@ -14,7 +14,7 @@ first:
   scope its title states, the survey's cited works first. Surveys review a field's earlier work too:
   the literature before 2025 that this survey cannot cite.
 
-Each part needs ``MIN_PARTS`` items; with neither, nothing is written.
+Written when either part has ``MIN_PARTS`` items (one definition is written beside the surveys).
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from .text import and_list, count_words, in_sentence, said_before
 
 CONCEPTS_TITLE = "Background and Key Concepts"
 SURVEYS_TITLE = "Earlier Surveys"
+BOTH_TITLE = "Background: Key Concepts and Earlier Surveys"
 MIN_PARTS = 2  # one definition or one survey is an anecdote, not a background
-MAX_TERMS = 6
+MAX_TERMS = 8
 MAX_SURVEYS = 6
 MAX_WORDS = 40  # a longer sentence is an argument, not a definition
 
@@ -56,7 +57,9 @@ def _term_pattern(term: str) -> re.Pattern:
     words = [re.escape(w) for w in term.split()]
     # "Vision Transformers (ViTs)", "the vision transformer", "Multi-agent reinforcement learning"
     body = r"[\s-]+".join(words) + r"s?"
-    return re.compile(rf"^(?:the\s+)?{body}(?:\s*\([^()]{{1,24}}\))?,?\s+{_DEFINING}", re.I)
+    # ... or an apposition says what it is: "Group Relative Policy Optimization (GRPO), an efficient
+    # variant of PPO that ..., has ..."
+    return re.compile(rf"^(?:the\s+)?{body}(?:\s*\([^()]{{1,24}}\))?(?:,?\s+{_DEFINING}|,\s+(?:an?|the)\s+\w)", re.I)
 
 
 def definitions(terms: list[str], ids: list[str], papers: dict, said: set[str]) -> list[tuple[str, str, str]]:
@@ -113,7 +116,8 @@ def earlier_surveys(ids: list[str], papers: dict) -> list[tuple[str, str]]:
 
 
 def _concepts_text(found: list[tuple[str, str, str]], papers: dict, cite: Cite) -> str:
-    lines = ["The works describe the terms this survey is organised by in their own words."]
+    lines = ["The works describe the terms this survey is organised by in their own words." if len(found) > 1
+             else "One of the works describes a term this survey is organised by in its own words."]
     for _, pid, sentence in found:
         handle, plural = paper_handle(papers[pid])
         lines.append(attribute(sentence, handle, plural, cite(pid), "note"))
@@ -134,18 +138,22 @@ def _surveys_text(surveys: list[tuple[str, str]], papers: dict, cite: Cite, late
 
 def background_part(terms: list[str], cited: list[str], memory: list[str], papers: dict, cite: Cite,
                     said: set[str], first_year: int | None) -> dict | None:
-    """The introduction's background subsections, or None when neither part has MIN_PARTS items.
+    """The introduction's background subsection, or None when neither part has MIN_PARTS items.
 
-    ``terms``: the topic's concepts and the survey's section headings; ``cited``: the body's works in
-    order; ``memory``: every paper judged on topic (surveys may be among those the body left out)."""
+    ``terms``: the topic's concepts and the survey's headings; ``cited``: the body's works in order;
+    ``memory``: every paper judged on topic (surveys may be among those the body left out). One
+    subsection: a pool rarely defines more than one or two of its terms (one of the ten c34 pools
+    defined five; seven defined one), too little to stand alone beside the surveys; a single
+    definition is written only beside the surveys."""
     ids = list(dict.fromkeys([*cited, *memory]))
     found = definitions(terms, ids, papers, said)
     surveys = earlier_surveys(ids, papers)
     gap = f" before {first_year}" if first_year else ""
-    subs = []
-    if len(found) >= MIN_PARTS:
-        subs.append({"id": "background.1", "title": CONCEPTS_TITLE, "text": _concepts_text(found, papers, cite)})
-    if len(surveys) >= MIN_PARTS:
-        subs.append({"id": f"background.{len(subs) + 1}", "title": SURVEYS_TITLE,
-                     "text": _surveys_text(surveys, papers, cite, gap)})
-    return {"id": "background", "subsections": subs} if subs else None
+    has_surveys = len(surveys) >= MIN_PARTS
+    if not has_surveys and len(found) < MIN_PARTS:
+        return None
+    paragraphs = [_concepts_text(found, papers, cite)] if found else []
+    paragraphs += [_surveys_text(surveys, papers, cite, gap)] if has_surveys else []
+    title = BOTH_TITLE if found and has_surveys else SURVEYS_TITLE if has_surveys else CONCEPTS_TITLE
+    return {"id": "background", "subsections": [{"id": "background.1", "title": title,
+                                                  "text": "\n\n".join(paragraphs)}]}

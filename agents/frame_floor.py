@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .attribution import attribute, paper_handle
-from .background import CONCEPTS_TITLE, SURVEYS_TITLE
+from .background import BOTH_TITLE, CONCEPTS_TITLE, SURVEYS_TITLE
 from .candidates import candidate_sentences
 from .facets import KnownNames, paper_facets
 from ..retrieval.spelling import WordFamilies
@@ -269,9 +269,9 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overvie
                                 *taxonomy], [organisation]))
 
 
-BACKGROUND_SAYS = {CONCEPTS_TITLE: "quotes how the works define the terms the survey is organised by",
-                   SURVEYS_TITLE: "names the surveys among the topic's papers, where the work before the "
-                                  "corpus's span is reviewed"}
+_DEFINES = "quotes how the works define the terms the survey is organised by"
+_SURVEYS = "names the surveys among the topic's papers, where the work before the corpus's span is reviewed"
+BACKGROUND_SAYS = {CONCEPTS_TITLE: _DEFINES, SURVEYS_TITLE: _SURVEYS, BOTH_TITLE: f"{_DEFINES} and {_SURVEYS}"}
 
 
 def _background_sentences(titles: list[str]) -> list[str]:

@@ -30,6 +30,7 @@ from .text import (
 )
 from .outline.headings import content_words
 from .outline.names import topic_words
+from .outline.parts import is_other_work
 from .validators import trim_incomplete
 
 PART_MAX_TOKENS = {"abstract": 220, "introduction": 380, "conclusion": 220}
@@ -157,7 +158,8 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
     # the introduction's background: the works' own definitions of the survey's terms, the earlier
     # surveys among the topic's papers (agents/background.py)
     concepts = [c.get("phrase", "") for c in (state.get("relevance") or {}).get("concepts") or []]
-    background = background_part([*concepts, *(s["title"] for s in facts["sections"])], _cited_ids(facts, papers),
+    headings = [t for s in facts["sections"] for t in [s["title"], *s["subsections"]] if not is_other_work(t)]
+    background = background_part([*concepts, *headings], _cited_ids(facts, papers),
                                  list(state.get("memory") or []), papers, cite, said,
                                  min(facts["years"]) if facts["years"] else None)
     if background:  # said once: the introduction's opening does not quote the same sentence

@@ -7,7 +7,7 @@ import gzip
 import json
 import re
 
-from surveygraph.agents.background import (CONCEPTS_TITLE, SURVEYS_TITLE, background_part, definitions,
+from surveygraph.agents.background import (BOTH_TITLE, CONCEPTS_TITLE, SURVEYS_TITLE, background_part, definitions,
                                            earlier_surveys, survey_scope)
 from surveygraph.agents.frame_floor import Citer
 
@@ -35,6 +35,15 @@ def test_a_survey_title_says_its_scope():
     assert survey_scope("Reinforcement Learning-based Agentic Search: Foundations, Roles, Optimizations") == \
         "reinforcement learning-based agentic search"
     assert survey_scope("Survey") == ""
+
+
+def test_an_apposition_says_what_a_term_is():
+    from surveygraph.agents.background import _term_pattern
+
+    pattern = _term_pattern("group relative policy optimization")
+    assert pattern.match("Group Relative Policy Optimization (GRPO), an efficient variant of PPO that lowers "
+                         "RL's computational cost, has been widely adopted.")
+    assert not pattern.match("Group Relative Policy Optimization (GRPO) has shown impressive success.")
 
 
 def test_a_definition_is_the_term_as_subject_of_what_it_is_never_a_claim_of_success(shared_data):
@@ -68,11 +77,14 @@ def test_the_surveys_among_the_topic_s_papers_are_named_with_their_scope(shared_
         assert re.search(r"survey|review|overview|tutorial", papers[pid]["title"] + papers[pid]["abstract"], re.I)
         assert scope and scope.lower() in papers[pid]["title"].lower()
     part = background_part(["retrieval-augmented generation"], ids[:5], ids, papers, Citer([]), set(), 2025)
-    titles = [sub["title"] for sub in (part or {}).get("subsections", [])]
-    if len(surveys) >= 2:
-        assert SURVEYS_TITLE in titles
-        text = next(sub["text"] for sub in part["subsections"] if sub["title"] == SURVEYS_TITLE)
-        assert "seminal works before 2025" in text and text.count("[") == len(surveys)
+    assert len(surveys) >= 2 and part is not None
+    (sub,) = part["subsections"]
+    # the pool defines the term too ("Retrieval-augmented generation (RAG) has emerged as a ..."):
+    # one background subsection, the definition before the surveys
+    found = definitions(["retrieval-augmented generation"], ids, papers, set())
+    assert sub["title"] == (BOTH_TITLE if found else SURVEYS_TITLE)
+    surveys_paragraph = sub["text"].split("\n\n")[-1]
+    assert "seminal works before 2025" in surveys_paragraph and surveys_paragraph.count("[") == len(surveys)
     # one work alone is no background: nothing is written
     assert background_part(["speculative decoding"], [], [], {}, Citer([]), set(), 2025) is None
 
