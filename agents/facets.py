@@ -187,8 +187,27 @@ def contribution_kind(title: str, abstract: str) -> str:
     return "method" if proposed or _METHOD_WORDS.search(f"{title} {abstract}") else ""
 
 
+# A measure's abbreviation that a text defines as something else names that, not the measure:
+# "masked autoencoders (MAE)" is a model ("'MAE' is treated as an evaluation measure", a c34k reader).
+_METRIC_LONG_FORMS = {"MAE": "mean absolute error", "MSE": "mean squared error", "RMSE": "root mean squared error",
+                      "EM": "exact match", "WER": "word error rate", "MRR": "mean reciprocal rank",
+                      "AUC": "area under", "NDS": "nuscenes detection score", "ANLS": "average normalized levenshtein"}
+
+
+def _defined_otherwise(name: str, text: str) -> bool:
+    meaning = _METRIC_LONG_FORMS.get(name)
+    if not meaning:
+        return False
+    for match in re.finditer(rf"((?:[\w-]+\s+){{1,5}})\(\s*{re.escape(name)}s?\s*\)", text):
+        before = match.group(1).lower().replace("-", " ")
+        if meaning.split()[0] not in before.split()[-4:]:  # "masked autoencoders (MAE)"
+            return True
+    return False
+
+
 def _metrics(text: str) -> list[str]:
-    return [name for name, pattern in _METRIC_RES.items() if pattern.search(text)]
+    return [name for name, pattern in _METRIC_RES.items() if pattern.search(text)
+            and not _defined_otherwise(name, text)]
 
 
 _MODIFIES_NEXT = re.compile(r" (?!(?:for|with|via|on|in|of|and|or|to|from|by|at|as|vs|using|under|through)\b)[A-Za-z]")

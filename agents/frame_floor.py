@@ -160,9 +160,16 @@ def scope_sentence(facts: dict) -> str:
             f"{years[0]}, including much of the field's earlier literature, is outside this survey's view.")
 
 
+def further_surveys(facts: dict) -> str:
+    """The surveys the background names beyond the reviewed works (agents/background.py)."""
+    n = facts.get("further_surveys") or 0
+    return f", and points to {count_words(n)} further survey{'s' if n > 1 else ''} of the field" if n else ""
+
+
 def floor_abstract(facts: dict, overview: Overview) -> str:
     titles = [s["title"] for s in facts["sections"]]
-    parts = [f"This survey reviews {facts['cited']} papers on {topic_in_prose(facts['topic'])}{span(facts['years'])}.",
+    parts = [f"This survey reviews {facts['cited']} papers on {topic_in_prose(facts['topic'])}{span(facts['years'])}"
+             f"{further_surveys(facts)}.",
              f"It organises them into {_plural(len(titles), 'section')} ({and_list(titles)}) and, within "
              f"{'it' if len(titles) == 1 else 'each'}, groups "
              "the works into lines that share a problem, an ingredient or a kind of contribution, setting their "
@@ -241,7 +248,8 @@ def floor_introduction(facts: dict, papers: dict, cite: Citer, overview: Overvie
     peak = max(sorted(years), key=lambda y: years[y]) if years else None
     first = [context_sentence(facts, papers, cite, said),
              f"This survey reviews {facts['cited']} papers on {topic_in_prose(facts['topic'])}{span(years)}" +
-             (f", most of them ({years[peak]}) from {peak}." if peak and len(years) > 1 else "."),
+             (f", most of them ({years[peak]}) from {peak}" if peak and len(years) > 1 else "") +
+             f"{further_surveys(facts)}.",
              selection, scope_sentence(facts)]
     taxonomy = [_section_sentence(n + 2, s, overview.distinct[n] if n < len(overview.distinct) else [], cite)
                 for n, s in enumerate(facts["sections"])]

@@ -164,9 +164,11 @@ def write_frame(state: dict, deps: GenerationDeps) -> dict:
                                  min(facts["years"]) if facts["years"] else None)
     if background:  # said once: the introduction's opening does not quote the same sentence
         drop_repeated_sentences([sub["text"] for sub in background["subsections"]], said)
-        # the surveys it names that the body does not cite are reviewed works too: the abstract's count
-        # is the reference list's ("The abstract says 95 papers but the list has 97 entries", c34j)
-        facts["cited"] = len(cite.references)
+        # the surveys it names that the body does not cite are said apart from the reviewed works, so
+        # that the counts agree with the reference list ("The abstract says 95 papers but the list has
+        # 97 entries", c34j) and with the later sections' "of the 60 works" ("the text says both 62 and
+        # 60 works", c34k)
+        facts["further_surveys"] = len(cite.references) - facts["cited"]
     after_body = [name for name, part in (("models", models), ("evaluation", evaluation), ("challenges", challenges))
                   if part]
     numbers = {name: len(body) + 2 + i for i, name in enumerate(after_body)}

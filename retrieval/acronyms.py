@@ -36,14 +36,23 @@ def short_form(word: str) -> str | None:
 
 def _best_long_form(short: str, before: str) -> str | None:
     """Schwartz-Hearst: match the short form's letters right to left to the text before its
-    parenthesis, the first letter at the start of a word; the long form runs from there."""
+    parenthesis, the first letter at the start of a word; the long form runs from there. A word
+    start after a space is tried first: after a hyphen, "self-supervised learning (SSL)" gave
+    "supervised learning" (a c34k reader: "SSL is glossed as 'supervised learning'")."""
+    return _long_form(short, before, whole_words=True) or _long_form(short, before, whole_words=False)
+
+
+def _long_form(short: str, before: str, *, whole_words: bool) -> str | None:
     letters = [c.lower() for c in short if c.isalnum()]
     text = before.lower()
     position = len(text) - 1
+
+    def inside_word(at: int) -> bool:
+        return at > 0 and (text[at - 1].isalnum() or (whole_words and text[at - 1] == "-"))
+
     for index in range(len(letters) - 1, -1, -1):
         char = letters[index]
-        while position >= 0 and (text[position] != char or
-                                 (index == 0 and position > 0 and text[position - 1].isalnum())):
+        while position >= 0 and (text[position] != char or (index == 0 and inside_word(position))):
             position -= 1
         if position < 0:
             return None

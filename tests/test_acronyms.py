@@ -37,6 +37,12 @@ def test_the_letters_are_matched_to_the_words_before_the_parenthesis():
     assert long_forms("FL", texts) == ["federated learning"]  # one definition is no long form
     # a parenthesis that does not define the letters is no definition ("(see FL)", a citation)
     assert long_forms("FL", ["as shown in prior work (FL) and (FL)", "results (FL)"]) == []
+    # a word start after a space before one after a hyphen: "self-supervised learning", not
+    # "supervised learning" ("SSL is glossed as 'supervised learning'", a c34k reader)
+    ssl = ["We study self-supervised learning (SSL) for ViTs.", "Self-supervised learning (SSL) scales."]
+    assert [f.lower() for f in long_forms("SSL", ssl)] == ["self-supervised learning"]
+    assert long_forms("VLA", ["vision-language-action (VLA) models act.", "Vision-language-action (VLA) policies."]) \
+        == ["vision-language-action"]
 
 
 def test_user_acronyms_take_the_long_forms_the_corpus_defines(corpus_texts):

@@ -353,3 +353,16 @@ def test_one_work_s_own_data_is_said_as_what_it_evaluates_on():
     said = data_sentences(group)
     assert said == ["Xu et al. [1] evaluate on BFCLv3 and MCP-Atlas."]
     assert _facts_hold(said[0], papers) == []
+
+
+def test_a_measure_s_abbreviation_defined_as_something_else_is_no_measure():
+    """'MAE' is masked autoencoders in a self-supervised ViT survey ("'MAE' is treated as an evaluation
+    measure", a c34k reader); it stays mean absolute error where a text means that."""
+    from surveygraph.agents.facets import paper_facets
+
+    def measures(abstract: str) -> list[str]:
+        return paper_facets({"title": "A method", "abstract": abstract}).metrics
+
+    assert "MAE" not in measures("We pretrain masked autoencoders (MAE) on ImageNet and report top-1 accuracy.")
+    assert "MAE" in measures("We report mean absolute error (MAE) and RMSE on the ETTh1 benchmark.")
+    assert "MAE" in measures("Our forecaster lowers MAE by 10% on the ETTh1 benchmark.")

@@ -81,10 +81,11 @@ def test_floor_replaces_real_model_noise_and_states_the_facts(tmp_path):
         "![Figure 1: Papers per theme and year.](figures/papers_per_theme.png)")
 
 
-def test_surveys_the_background_names_count_among_the_reviewed_papers(tmp_path):
-    """The background names surveys among the topic's papers that the body may not cite: the
-    abstract's count is the reference list's ("The abstract says 95 papers but the list has 97
-    entries", a c34j reader)."""
+def test_surveys_the_background_names_are_said_apart_from_the_reviewed_papers(tmp_path):
+    """The background names surveys among the topic's papers that the body may not cite: the abstract
+    and the introduction say them apart from the reviewed works, so that the counts agree with the
+    reference list ("The abstract says 95 papers but the list has 97 entries", a c34j reader) and with
+    the later sections' "of the 60 works" ("the text says both 62 and 60 works", c34k)."""
     from surveygraph.agents.background import SURVEYS_TITLE
 
     state = _state()
@@ -98,8 +99,11 @@ def test_surveys_the_background_names_count_among_the_reviewed_papers(tmp_path):
     survey = write_frame(state, _deps(tmp_path, _real_local_frame))["survey"]
     assert SURVEYS_TITLE in [sub["title"] for sub in survey["background"]["subsections"]]
     assert {"survey-0", "survey-1"} <= set(survey["references"])
-    assert f"reviews {len(survey['references'])} papers" in survey["abstract"], survey["abstract"]
-    assert f"reviews {len(survey['references'])} papers" in survey["introduction"]
+    reviewed = len(state["survey"]["references"])  # the body's works; the two surveys said apart
+    assert len(survey["references"]) == reviewed + 2
+    for part in (survey["abstract"], survey["introduction"]):
+        assert re.search(rf"reviews {reviewed} papers on [^.]*, and points to two further surveys of the field\.",
+                         part), part
 
 
 def test_frame_citations_keep_body_numbers_and_append_new_ones(tmp_path):
