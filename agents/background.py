@@ -46,9 +46,9 @@ _DEFINING = (r"(?:(?:is|are)\s+(?:an?|the|one\s+of)\s|refers? to|denotes?|is def
 _SCOPE_NAMED = re.compile(r"\b(?:survey|review|overview|tutorial)s?\s+(?:of|on|for)\s+(?P<scope>[^:?]+)", re.I)
 _SCOPE_BEFORE = re.compile(r"^(?P<scope>[^:?]+?)\s*:\s*(?:an?\s+)?(?:[\w-]+\s+){0,3}?(?:survey|review|overview|"
                            r"tutorial)\b", re.I)
-# "The Landscape of X", "Recent Advances in X", "the State of X": the scope is X
-_SCOPE_LEAD = re.compile(r"^(?:the\s+)?(?:(?:current\s+)?landscape|state|(?:recent\s+)?(?:advances|progress|"
-                         r"developments)|foundations|frontiers?)\s+(?:of|in|on)\s+", re.I)
+# "The Landscape of X", "Recent Advances in X", "the State of X", "Toward X": the scope is X
+_SCOPE_LEAD = re.compile(r"^(?:towards?\s+)?(?:the\s+)?(?:(?:(?:current\s+)?landscape|state|(?:recent\s+)?(?:advances|"
+                         r"progress|developments)|foundations|frontiers?)\s+(?:of|in|on)\s+)?", re.I)
 
 Cite = Callable[[str], str]
 

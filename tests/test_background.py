@@ -34,6 +34,7 @@ def test_a_survey_title_says_its_scope():
         "paradigm shift toward model-native agentic AI"
     assert survey_scope("Reinforcement Learning-based Agentic Search: Foundations, Roles, Optimizations") == \
         "reinforcement learning-based agentic search"
+    assert survey_scope("Toward Personalized LLM-Powered Agents: A Survey") == "personalized LLM-Powered agents"
     assert survey_scope("Survey") == ""
 
 
