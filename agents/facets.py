@@ -82,6 +82,8 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?(?:\d|o\d|oss)[\w.-]*)?|GPT-4o|ChatGP
                     # read in a v13 ViT draft as evaluation data: "use AlexNet", "use SwinUNETR"
                     r"AlexNet|GoogLeNet|LeNet[\w-]*|Inception[\w-]*|Xception|SqueezeNet|ShuffleNet[\w-]*|"
                     r"(?:Swin)?UNETR[\w-]*|TransUNet|nnU-?Net|SegFormer[\w-]*|Mask2Former|SAM\d?|"
+                    # segmentation decoders, read as evaluation data by a c34k reader ("UperNet")
+                    r"UPerNet|DeepLab[\w.+-]*|PSPNet|DPT|"
                     # diffusion language models, read as evaluation data by a session-21 reader ("LLaDA")
                     r"LLaDA[\w.-]*)(?![\w-])")
 # Spelled in any case ("MobilenetV2"), a backbone is no evaluation data either; nor is a family's name

@@ -128,6 +128,11 @@ def test_one_work_of_each_kind_is_named_not_counted():
     ("We distil detectors. Results on the COCO benchmark improve AP by 2 points and AP50 by 3.", ["COCO"], ["AP", "AP50"]),
     ("We replace attention in DeiT and VideoMAE-B backbones. Experiments on the ImageNet benchmark cut FLOPs by "
      "40% at equal accuracy.", ["ImageNet"], ["DeiT", "VideoMAE-B", "FLOPs"]),
+    # a c34k draft: "Almalioglu et al. [35] use UperNet" (the baselines it outperforms, read as its data;
+    # the sentence of arXiv 2504.13310)
+    ("This approach allows us to outperform conventional supervised architecture such as DeepLabv3 or UNet, and "
+     "state-of-the-art self-supervised learning-based arhitectures such as DPT, SegFormer or UperNet, as shown by "
+     "extensive evaluations on benchmark SAR datasets.", [], ["DeepLabv3", "DPT", "UperNet"]),
     # a c33r draft: "Huang et al. evaluate on ACDC, HD95 and 93G FLOPs" (a boundary measure, a compute count)
     ("Experiments on the ACDC benchmark, HD95 and 93G FLOPs show gains of 2% in Dice.", ["ACDC"], ["HD95", "93G FLOPs"]),
     # a session-30 draft: "Wandel et al. [73] use DINOv3-S and SPair-71k", "Su [68] uses DINOv1, ImageNet-1K"
