@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..retrieval.acronyms import long_forms
 from ..sanitize import untrusted
 from .data_names import is_evaluation_data
 from .text import separate_joined_sentences, sentences, strip_section_labels
@@ -198,13 +199,10 @@ _METRIC_LONG_FORMS = {"MAE": "mean absolute error", "MSE": "mean squared error",
 
 def _defined_otherwise(name: str, text: str) -> bool:
     meaning = _METRIC_LONG_FORMS.get(name)
-    if not meaning:
+    if not meaning or f"({name}" not in text:
         return False
-    for match in re.finditer(rf"((?:[\w-]+\s+){{1,5}})\(\s*{re.escape(name)}s?\s*\)", text):
-        before = match.group(1).lower().replace("-", " ")
-        if meaning.split()[0] not in before.split()[-4:]:  # "masked autoencoders (MAE)"
-            return True
-    return False
+    # the long forms the text defines for it (retrieval/acronyms.py, Schwartz-Hearst)
+    return any(not form.lower().startswith(meaning.split()[0]) for form in long_forms(name, [text], min_definitions=1))
 
 
 def _metrics(text: str) -> list[str]:
