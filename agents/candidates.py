@@ -64,6 +64,16 @@ ROLE_CUES = {
 # Role of a sentence without cues, by position in its abstract (first, middle, last third).
 POSITION_ROLE = ("problem", "method", "finding")
 REPORT_VERBS = {"problem": "note", "method": None, "finding": "report", "limitation": "point out"}
+# A sentence about the field's earlier work, not the work's own method: "In Park and Shim [42], various
+# approaches have been proposed: ..." read as the work's claim (a c35b reader: "misattribute background
+# to authors"); such a sentence is what the work notes.
+_PRIOR_WORK = re.compile(r"\b(?:ha(?:ve|s) been (?:widely |extensively )?(?:proposed|developed|explored|studied|introduced|"
+                         r"investigated)|(?:existing|prior|previous|earlier|conventional|traditional) (?:\w+ )?"
+                         r"(?:methods|approaches|works?|studies|techniques|solutions|research)\b)", re.I)
+
+
+def describes_prior_work(text: str) -> bool:
+    return _PRIOR_WORK.search(text) is not None
 MIN_WORDS, MAX_WORDS = 8, 60  # shorter: a fragment or heading; longer: a run-on list
 _NOISE = re.compile(r"https?://|www\.|github|\b(?:code|data|models?|datasets?|weights)\b[^.]{0,60}\b(?:publicly "
                     r"available|released?|open[- ]sourced?)\b|\breleas\w* (?:\w+ ){0,3}(?:code|data|models?|"
@@ -303,7 +313,12 @@ _LIMITS_AS_SUBJECT = re.compile(r"\b(?:analy[sz]\w*|categori[sz]\w*|taxonom\w*|d
                                 r"characteri[sz]\w*|catalog\w*|mapping|classif\w*)\b[^.;]*?\b(?:limitations?|"
                                 r"failures?|weaknesses|vulnerabilit\w*|non-robustness)\b|\b(?:advantages|strengths|"
                                 r"benefits|mechanisms|capabilities|opportunities|principles) and (?:limitations|weaknesses|"
-                                r"drawbacks)\b", re.I)
+                                r"drawbacks)\b|"
+                                # failures a work's tool finds in others: "EDCT uncovers substantial
+                                # faithfulness gaps ... when cited concepts fail causal tests" (a c35f
+                                # reader: "'Limitations' are often not limitations")
+                                r"\b(?:uncover(?:s|ed|ing)|expos(?:es|ed|ing)|flag(?:s|ged|ging)|detect(?:s|ed|ing)|pinpoint(?:s|ed|ing))\b[^.;]*?"
+                                r"\b(?:gaps?|failures?|fail\w*|weakness\w*|vulnerabilit\w*|flaws?|errors?)\b", re.I)
 
 
 # A failure that would happen otherwise is the foil of a result, whatever the sentence's verbs

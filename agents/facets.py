@@ -85,6 +85,9 @@ _MODEL = re.compile(r"(?<![\w-])(?:GPT(?:-?(?:\d|o\d|oss)[\w.-]*)?|GPT-4o|ChatGP
                     r"(?:Swin)?UNETR[\w-]*|TransUNet|nnU-?Net|SegFormer[\w-]*|Mask2Former|SAM\d?|"
                     # segmentation decoders, read as evaluation data by a c34k reader ("UperNet")
                     r"UPerNet|DeepLab[\w.+-]*|PSPNet|DPT|"
+                    # a network family with a prefix ("2D-CNN", "Tri-CNN", "Bi-LSTM"), read as evaluation
+                    # data in a c35a draft ("Alkhatib and Jamali use 2D-CNN"); "CNN/DailyMail" stays data
+                    r"[0-9]D-?(?:CNN|RNN|LSTM|GNN|GCN|MLP)s?|[A-Za-z]+-(?:CNN|RNN|LSTM|GRU|GNN|GCN|MLP)s?|"
                     # diffusion language models, read as evaluation data by a session-21 reader ("LLaDA")
                     r"LLaDA[\w.-]*)(?![\w-])")
 # Spelled in any case ("MobilenetV2"), a backbone is no evaluation data either; nor is a family's name

@@ -13,6 +13,7 @@ the words the texts contain, so "these works centre on X" is true of every work 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -115,6 +116,11 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
     limit = max(min_size, math.floor(MAX_SHARE * n)) if n >= 5 else n - 1
     # a lone common word ('robust', 'scientific', 'survey') is usually an adjective or too broad to
     # name a line of work; names ('GraphRAG', 'KV') and multiword phrases are not
+    # a name is used by the texts that write it as a name: "ABLE" (a method) is not the "able" of
+    # "should be able to serve" ("Two works centre on ABLE [14, 15]", one of them LEXMA: c35f)
+    users = {p: (u if " " in p or not is_name(forms.get(p, p)) else
+                 {i for i in u if _writes_name(forms.get(p, p), texts[i] + " " + (titles[i] if titles else ""))})
+             for p, u in users.items()}
     eligible = {p: u for p, u in users.items() if min_size <= len(u) <= limit and (" " in p or is_name(forms.get(p, p)))
                 and names_a_line(p, forms.get(p, p))}
     lines: list[Line] = []
@@ -140,6 +146,11 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
         # and its initials: "SFT" after "supervised fine-tuning" is the same line (c28n had both)
         used_stems |= concept_stems(best)
     return lines
+
+
+def _writes_name(name: str, text: str) -> bool:
+    """Whether ``text`` writes ``name`` in its own case (a plural 's' allowed)."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}s?(?![\w-])", text) is not None
 
 
 def concept_stems(phrase: str) -> set[str]:

@@ -34,8 +34,8 @@ import numpy as np
 from ..sanitize import untrusted
 from .attribution import attribute, paper_handle
 from .candidates import (  # noqa: F401  (tag_role: re-exported for callers of the synthesis)
-    REPORT_VERBS, RESULT_CUES, Candidate, Encoder, candidate_sentences, encode_texts, names_a_gap, salience,
-    states_a_limitation, tag_role,
+    REPORT_VERBS, RESULT_CUES, Candidate, Encoder, candidate_sentences, describes_prior_work, encode_texts, names_a_gap,
+    salience, states_a_limitation, tag_role,
 )
 from .comparison import evaluation_sentences, kind_sentence, uniform_kind, works as compared_works
 from .digest import Digest, digest, own_subject
@@ -188,6 +188,8 @@ def _said(cand: Candidate, papers: Sequence[dict], role: str, names: Sequence[st
     if role == "method" and kind == "limitation" and not states_a_limitation(cand.text):
         kind = "method"  # its cue word named no limitation: "In X [3], AutoAdv combines ...", not "X point out"
     verb = "note" if role == "gap" else REPORT_VERBS.get(kind)
+    if verb is None and describes_prior_work(cand.text):
+        verb = "note"
     return attribute(cand.text, handle, plural, f"[{cand.key}]", verb)
 
 

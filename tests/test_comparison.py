@@ -133,6 +133,10 @@ def test_one_work_of_each_kind_is_named_not_counted():
     ("This approach allows us to outperform conventional supervised architecture such as DeepLabv3 or UNet, and "
      "state-of-the-art self-supervised learning-based arhitectures such as DPT, SegFormer or UperNet, as shown by "
      "extensive evaluations on benchmark SAR datasets.", [], ["DeepLabv3", "DPT", "UperNet"]),
+    # a c35a draft: "Alkhatib and Jamali [22] use 2D-CNN" (the competitors of arXiv MixerCA's abstract)
+    ("Extensive experiments on four hyperspectral benchmark datasets reveal clear advantages over several "
+     "competing algorithms, including 2D-CNN, 3D-CNN, Tri-CNN, HybridSN, ViT, and Swin Transformer.", [],
+     ["2D-CNN", "3D-CNN", "Tri-CNN"]),
     # a c33r draft: "Huang et al. evaluate on ACDC, HD95 and 93G FLOPs" (a boundary measure, a compute count)
     ("Experiments on the ACDC benchmark, HD95 and 93G FLOPs show gains of 2% in Dice.", ["ACDC"], ["HD95", "93G FLOPs"]),
     # a session-30 draft: "Wandel et al. [73] use DINOv3-S and SPair-71k", "Su [68] uses DINOv1, ImageNet-1K"

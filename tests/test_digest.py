@@ -178,3 +178,16 @@ def test_each_first_person_pronoun_of_a_contribution_becomes_its_own_third_perso
     said = candidate_sentences([paper])
     work = digest(1, paper, [c.text for c in said], [c.text for c in said if c.role == "method"], [], "method")
     assert "where they expand upon the Vision Transformer" in work.contribution_text(), work.contribution_text()
+
+
+def test_a_name_line_holds_the_works_writing_the_name_not_a_word_spelled_alike(shared_data):
+    """"Two works centre on ABLE [14, 15]" (c35f): ABLE is a method of one work; the other (LEXMA)
+    says its explanations "should be able to serve multiple audiences"."""
+    able, lexma = corpus_papers(shared_data, "2606.07524", "2601.04208")
+    more = [{"title": "Feature attribution for LLM predictions",
+             "abstract": "We study attribution methods that are able to explain outputs."},
+            {"title": "Saliency maps for LLMs", "abstract": "We compare gradient saliency and attention."}]
+    papers = [able, lexma, *more]
+    texts = [f"{p['title']}. {p['abstract']}" for p in papers]
+    lines = phrase_groups(texts, set(), titles=[p["title"] for p in papers])
+    assert not [line for line in lines if line.phrase.lower() == "able"], lines

@@ -108,7 +108,9 @@ def test_a_topic_typed_as_a_task_to_do_heads_no_section():
     from surveygraph.agents.outline.roles import APPLICATIONS, EVALUATION, role_heading
 
     for task in ("using large language models to forecast time series data", "segmenting organs and tumours in CT",
-                 "recognising emotions from speech", "detecting deepfake videos and images"):
+                 "recognising emotions from speech", "detecting deepfake videos and images",
+                 # "Benchmarks and Evaluation of Explaining the Predictions" headed a c35f section
+                 "explaining the predictions of large language models"):
         assert role_heading(EVALUATION, task) == "Benchmarks and Evaluation", task
         assert role_heading(APPLICATIONS, task) == "Application Domains", task
         assert fallback_method_title(task) == "Proposed Methods and Systems", task
@@ -136,6 +138,11 @@ def test_limitations_a_study_sorts_are_its_subject_not_what_it_leaves_open():
                                    "degradation at a 10% cache budget.")
     assert not states_a_limitation("The learned gate does not hurt success rates on LIBERO.")
     assert states_a_limitation("Yet the method does not generalize to unseen embodiments.")
+    # c35f: the failures a work's own test finds in other models (arXiv 2510.00047's sentence)
+    assert not states_a_limitation("Across 120 curated OK-VQA examples and multiple VLMs, EDCT uncovers substantial "
+                                   "faithfulness gaps and provides regulator-aligned audit artifacts indicating when "
+                                   "cited concepts fail causal tests.")
+    assert states_a_limitation("Existing methods that detect hallucinations fail on long outputs.")
 
 
 def test_what_a_method_needs_not_or_recovers_from_and_failures_it_avoids_are_no_limitations():

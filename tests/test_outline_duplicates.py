@@ -180,3 +180,26 @@ def test_a_heading_naming_only_a_kind_beyond_the_topic_is_no_concept_to_merge():
     merged = merge_duplicate_sections(sections, topic)
     assert [s["title"] for s in merged] == ["Reinforcement Learning", "Preference Learning",
                                             "Direct Preference Optimization", "Multi-Objective Preference Optimization"]
+
+
+def test_a_heading_and_its_acronym_beside_the_words_it_stands_for_are_one_section():
+    """"Explainable AI" and "Explainable Artificial Intelligence" both headed sections of a survey of
+    explaining LLM predictions (c35f): one concept, one section, the subsections of both kept."""
+    from surveygraph.agents.outline.parts import merge_duplicate_sections
+
+    topic = "explaining the predictions of large language models"
+    sections = [
+        {"title": "Explainable AI", "role": "methods", "rows": list(range(0, 12)),
+         "subs": [_sub("Integrated Gradients", list(range(0, 4))), _sub("User Trust", list(range(4, 8)))]},
+        {"title": "Counterfactual Explanations", "role": "methods", "rows": list(range(12, 20)), "subs": []},
+        {"title": "Explainable Artificial Intelligence", "role": "methods", "rows": list(range(20, 30)),
+         "subs": [_sub("Saliency Maps", list(range(20, 25)))]},
+    ]
+    merged = merge_duplicate_sections(sections, topic)
+    assert [s["title"] for s in merged] == ["Explainable AI", "Counterfactual Explanations"]
+    assert [sub["title"] for sub in merged[0]["subs"]] == ["Integrated Gradients", "User Trust", "Saliency Maps"]
+    assert merged[0]["rows"] == list(range(0, 12)) + list(range(20, 30))
+    # an acronym the other heading does not spell out stays its own concept
+    other = [{"title": "RAG Systems", "role": "methods", "rows": [0, 1], "subs": []},
+             {"title": "Graph Neural Networks", "role": "methods", "rows": [2, 3], "subs": []}]
+    assert len(merge_duplicate_sections(other, topic)) == 2

@@ -287,6 +287,22 @@ def test_a_phrase_cut_before_use_is_a_modifier_too(shared_data):
     assert sum(index.followers[key].values()) >= 10 and index.incomplete(key)
 
 
+def test_a_title_clause_or_a_premodifier_at_its_end_is_no_concept(shared_data):
+    """Titles like "Crop Pest Classification Using Deep Learning Techniques" gave a ViT survey the
+    subsection "Classification Using Deep" (c35a): a gerund inside makes a clause, not a concept, and
+    "deep" stands only before its noun. 'deep learning' and 'deep research' stay concepts."""
+    from surveygraph.agents.outline.grams import phrase_grams
+
+    titles = [row["title"] for row in _corpus_rows(
+        shared_data, lambda row: re.search(r"classification using deep learning", row["title"], re.I), 5)]
+    assert titles
+    for title in titles:
+        grams = phrase_grams(re.findall(r"[A-Za-z0-9'-]+", title), set())
+        assert grams and not [g for g in grams if "using" in g or g[-1] == "deep"], (title, grams)
+        assert ("deep", "learning") in grams
+    assert ("deep", "research") in phrase_grams(["Deep", "Research", "Agents"], set())
+
+
 DEEPFAKE = re.compile(r"deepfake|face forgery|forged face|ai-generated image detection", re.I)
 
 
@@ -513,6 +529,18 @@ def test_a_list_that_is_not_the_surveys_parts_leaves_the_outline_to_the_taxonomy
                          and "vehicle" in row["abstract"].lower(), 120)
     assert asked_parts("detecting vehicles and pedestrians", [p["title"] for p in lidar], [p["abstract"] for p in lidar],
                        min_size=5) == []
+
+
+def test_a_plural_part_before_its_action_noun_is_said_as_the_field_says_it(shared_data):
+    """"detecting vehicles and pedestrians in 3D ..." headed sections "Vehicles Detection" and
+    "Pedestrians Detection" (c35b, quoted by its reader); the papers say "vehicle detection"."""
+    from surveygraph.agents.outline.asked import listed_parts, part_headings
+
+    papers = _corpus_rows(shared_data, lambda row: re.search(r"(vehicle|pedestrian) detection", row["abstract"], re.I),
+                          80)
+    texts = [f"{p['title']}. {p['abstract']}" for p in papers]
+    context, parts, shared = listed_parts("detecting vehicles and pedestrians in 3D from LiDAR point clouds")
+    assert part_headings(context, parts, shared, texts)[0] == ["Vehicle Detection", "Pedestrian Detection"]
 
 
 def test_an_acronym_part_is_headed_by_the_expansion_the_abstracts_give_it(shared_data):

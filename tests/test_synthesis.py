@@ -498,3 +498,18 @@ def test_the_topic_s_acronyms_are_read_from_all_the_run_s_papers():
     assert {"reinforcement", "learning", "human", "feedback", "group", "relative", "policy", "optimization",
             "grpo"} <= terms
     assert written_terms("graph neural networks", None, papers) == set()
+
+
+def test_a_sentence_about_earlier_work_is_what_a_work_notes_not_its_own_claim(shared_data):
+    """"In Park and Shim [42], various approaches have been proposed: distance-based filters ..."
+    (c35b, "misattributes background to the authors"): the sentence surveys earlier work."""
+    from surveygraph.agents.candidates import Candidate
+    from surveygraph.agents.synthesis import _said
+    from tests.corpus_papers import corpus_papers
+
+    (lior,) = corpus_papers(shared_data, "2603.19936")
+    sentence = next(s for s in sentences(lior["abstract"]) if "have been proposed" in s)
+    text = _said(Candidate(1, 2, standalone(sentence) or sentence, "method"), [lior], "method")
+    assert text.startswith("Park and Shim [1] note that") and "In Park and Shim" not in text, text
+    own = "LIORNet removes snow noise from LiDAR point clouds with a self-supervised network."
+    assert _said(Candidate(1, 3, own, "method"), [lior], "method").startswith("In Park and Shim [1], ")

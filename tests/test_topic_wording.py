@@ -320,6 +320,12 @@ def test_what_a_model_produces_right_after_its_name_is_no_unit():
     units = [u.phrase for f in topic_facets("how can we tell why a large language model gave an answer?", [])
              for u in f.units]
     assert "answer" in units
+    # ... and after it, joined by "of": "explaining the predictions of large language models" had a
+    # facet "the predictions", and its sections were "Next-Token Prediction" (c35f, read last)
+    units = [u.phrase for f in topic_facets("explaining the predictions of large language models", []) for u in f.units]
+    assert "prediction" not in units and "explaining" in units, units
+    units = [u.phrase for f in topic_facets("predictions of protein structure", []) for u in f.units]
+    assert "prediction" in units
 
 
 def test_prepositions_join_concepts_and_quantifiers_ask_nothing():

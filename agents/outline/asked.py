@@ -110,6 +110,29 @@ def action_noun(gerund: str) -> str:
     return ""
 
 
+def _singular(noun: str) -> str:
+    if re.search(r"[^aeiou]ies$", noun):
+        return noun[:-3] + "y"
+    if re.search(r"(?:ss|x|ch|sh)es$", noun):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith(("ss", "us", "is")) else noun
+
+
+def _as_modifier(part: str, action: str, texts: Sequence[str]) -> str:
+    """A plural part in the form it takes before its action noun: English compounds take the
+    singular ("vehicle detection", not "Vehicles Detection", a heading a c35b reader quoted as machine
+    made), unless the texts say the plural with the noun more often ("sales forecasting")."""
+    single = _singular(part)
+    if single == part:
+        return part
+
+    def said(form: str) -> int:
+        pattern = re.compile(rf"(?<![\w-]){re.escape(form)}[\s-]+{re.escape(action)}\b", re.I)
+        return sum(1 for text in texts if pattern.search(text))
+
+    return part if said(part) > said(single) else single
+
+
 MIN_SAID = 2  # texts that must say a modifier with a part for the heading to join them
 
 
@@ -175,7 +198,7 @@ def part_headings(context: str, parts: list[str], shared: bool, texts: Sequence[
         words = part.split() if part.count("-") < 2 else part.split("-")
         forms = [stem_text(part)]
         if action:
-            heading = title_case(f"{part} {action}")
+            heading = title_case(f"{_as_modifier(part, action, texts)} {action}")
         elif based and len(words) == 1 and context:
             # "LiDAR and camera based 3D object detection": each part is a basis of the context
             # ('Camera for Based 3D Object Detection' headed a c32b section)

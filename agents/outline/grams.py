@@ -66,11 +66,16 @@ BOILERPLATE_NOUNS = {"page", "project", "topic", "rate", "rates", "code", "githu
                      "report", "reports"}
 
 
+# Adjectives no ending gives away that only ever stand before their noun: a phrase ending on one was
+# cut ("Classification Using Deep" headed a ViT subsection, c35a, from "... using deep learning").
+PREMODIFIERS = {"deep", "shallow", "multi", "cross", "semi", "self", "pre", "non", "anti"}
+
+
 def _noun_end(word: str) -> bool:
     """Not an adjective or adverb by its ending ('contrastive', 'generalizable', 'multimodal',
     'independently'): a phrase ending on one was cut before its noun."""
     last = word.split("-")[-1]
-    if last.endswith(("'s", "'")) or last in IRREGULAR_PARTICIPLES or last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
+    if last in PREMODIFIERS or last.endswith(("'s", "'")) or last in IRREGULAR_PARTICIPLES or last.endswith(_ADJECTIVE_END) or (last.endswith("al") and last not in NOUNS_IN_AL) or \
             (last.endswith("ic") and last not in NOUNS_IN_IC):
         return False
     return last not in BOILERPLATE_NOUNS
@@ -156,7 +161,8 @@ class _WordFacts:
                 stem_word(word),
                 opens and word not in GERUND_VERBS and word not in CLAUSE_VERBS and not adverb,
                 edge and _noun_end(word),
-                len(word) >= 2 and (word not in STOP or word in INNER),
+                # a gerund inside makes a clause of a title, no concept ("classification using deep")
+                len(word) >= 2 and (word not in STOP or word in INNER) and word not in GERUND_VERBS,
                 all(p in self.banned or p in STOP for p in word.split("-") if p))
         return found
 

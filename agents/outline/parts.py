@@ -5,6 +5,7 @@ sections (methods.py)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import numpy as np
@@ -215,6 +216,23 @@ def _one_concept(own_a: set[str], own_b: set[str]) -> bool:
     return own_a <= own_b or own_b <= own_a
 
 
+def spelled_out(title: str, other: str) -> str:
+    """``title`` with each acronym that ``other`` spells out as consecutive words replaced by them:
+    "Explainable AI" beside "Explainable Artificial Intelligence" is one concept, and both headed
+    sections of one survey (c35f)."""
+    words = [part for word in re.findall(r"[A-Za-z][\w-]*", other) for part in word.split("-") if part]
+
+    def spell(match: re.Match) -> str:
+        letters = match.group(1).lower()
+        for start in range(len(words) - len(letters) + 1):
+            run = words[start:start + len(letters)]
+            if "".join(w[0].lower() for w in run) == letters:
+                return " ".join(run)
+        return match.group(0)
+
+    return re.sub(r"\b([A-Z]{2,5})s?\b", spell, title)
+
+
 def _with_new(rows: list[int], more: list[int]) -> list[int]:
     """``rows`` followed by the rows of ``more`` not already in it."""
     present = set(rows)
@@ -301,7 +319,9 @@ def merge_duplicate_sections(sections: list[dict], topic: str) -> list[dict]:
         for j in methods[a + 1:]:
             if i in gone or j in gone:
                 continue
-            own_i, own_j = own_stems(sections[i]["title"], topic), own_stems(sections[j]["title"], topic)
+            title_i, title_j = spelled_out(sections[i]["title"], sections[j]["title"]), \
+                spelled_out(sections[j]["title"], sections[i]["title"])
+            own_i, own_j = own_stems(title_i, topic), own_stems(title_j, topic)
             if not _one_concept(own_i, own_j):
                 continue
             asked = ["asked" in sections[i], "asked" in sections[j]]

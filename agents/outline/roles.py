@@ -17,7 +17,7 @@ import re
 from statistics import median
 
 from ...retrieval.spelling import is_task_verb
-from ...retrieval.topic_facets import phrased_as_request
+from ...retrieval.topic_facets import phrased_as_request, products_after_model
 from .grams import GERUND_VERBS
 from .names import title_case
 
@@ -147,7 +147,8 @@ def names_no_field(topic: str) -> bool:
     forecast time series data", "detecting deepfake videos and images"), not the name of a field: no
     heading is "Benchmarks and Evaluation of Using Large Language Models to ..." (a blind reader
     quoted it)."""
-    words = re.findall(r"[a-z]+", topic.lower())
+    # "explaining the predictions of LLMs" is the task "explaining LLM predictions" (c35f)
+    words = re.findall(r"[a-z]+", products_after_model(topic).lower())
     if phrased_as_request(topic) or (words and words[0] in GERUND_VERBS):
         return True
     # a gerund before its object ("segmenting organs", "recognising emotions"), not an -ing noun
