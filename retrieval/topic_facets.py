@@ -381,10 +381,11 @@ _PRODUCT_OF_MODEL = re.compile(r"\b(?:the\s+|their\s+|its\s+)?((?:" + "|".join(s
 
 
 def products_after_model(topic: str) -> str:
-    """"explaining the predictions of large language models" -> "explaining large language models
-    predictions": the order in which ``_units`` drops what a model produces after its name. Read as
-    typed, "the predictions" was a facet of its own, and the pool's sections were "Next-Token
-    Prediction" and "Explaining the Predictions" (c35f, read last of five)."""
+    """"explaining the predictions of large language models" -> "explaining large language model
+    predictions", the task as a heading reads it (agents/outline/roles.py). The facets drop the
+    product ("explaining" of "large language models", two facets, as for "explaining LLM
+    predictions"): read as typed, "the predictions" was a facet of its own, and the pool's sections
+    were "Next-Token Prediction" and "Explaining the Predictions" (c35f, read last of five)."""
     def before_product(match: re.Match) -> str:
         model = match.group(2)  # a modifier takes the singular: "large language model predictions"
         return f"{model[:-1] if model.endswith('s') and not model.endswith('ss') else model} {match.group(1)}"
@@ -395,7 +396,8 @@ def products_after_model(topic: str) -> str:
 def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
     """The topic's facets; ``texts`` (titles and abstracts of the first candidates) give the
     acronyms the literature uses."""
-    facets = [f for f in (Facet(p, _units(p, texts)) for p in concept_phrases(products_after_model(topic))) if f.units]
+    facets = [f for f in (Facet(p, _units(p, texts)) for p in concept_phrases(_PRODUCT_OF_MODEL.sub(
+        r"of \2", topic))) if f.units]
     # "a survey of federated learning", "what are the latest methods for 3D reconstruction": a
     # facet of generic heads only says what kind of text the user wants, and no paper needs to say it
     named = [f for f in facets if not all(u.phrase in GENERIC_HEADS for u in f.units)]

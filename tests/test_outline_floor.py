@@ -374,3 +374,17 @@ def test_a_cue_word_names_a_survey_or_analysis_only_where_it_says_what_kind_of_p
                 "Position: Recommender Systems Should Be Evaluated by Users"]
     assert [t for t in methods if paper_role(t, topic) == "foundations"] == []
     assert [t for t in analyses if paper_role(t, topic) != "foundations"] == []
+
+
+def test_a_lone_small_domain_keeps_its_full_name():
+    """Small domains share one subsection under their short names ("Finance, Education and
+    Science"); one alone kept its short name, and "Science" headed a subsection (session 35)."""
+    from surveygraph.agents.outline.floor import _domain_groups
+
+    titles = [f"Skin Cancer Classification with Transformers {i}" for i in range(6)] + \
+             ["Transformers for Chemistry Property Prediction", "Transformers for Climate Downscaling",
+              "Transformers for Industrial Defect Inspection"]
+    papers = {f"p{i}": {"title": t} for i, t in enumerate(titles)}
+    ids = list(papers)
+    groups = _domain_groups(list(range(len(ids))), ids, papers, "vision transformers", 2)
+    assert [name for name, _ in groups] == ["Medicine and Healthcare", "Science and Engineering"], groups

@@ -473,6 +473,23 @@ def test_a_pool_of_many_application_papers_gets_an_applications_section(shared_d
     methods = [s for s in outline if s["role"] == "methods"]
     assert methods and all(len(set(sub["paper_ids"]) & medical) <= 0.5 * len(sub["paper_ids"])
                            for s in methods for sub in s["subsections"])
+    # no domain subsection is one word ("Science" alone headed one, session 35)
+    assert all(len(sub["title"].split()) > 1 for sub in applications[0]["subsections"])
+
+
+def test_remote_sensing_and_farming_titles_name_an_application_domain(shared_data):
+    """"Hyperspectral Image Classification" and "Remote Sensing" headed method subsections of a ViT
+    survey whose reader found "most works are domain applications (olive varieties, ...)" (c35a)."""
+    from surveygraph.agents.outline.roles import domain_of
+
+    rows = _corpus_rows(shared_data, lambda row: re.search(r"hyperspectral image classification|remote sensing "
+                                                           r"image", row["title"], re.I), 20)
+    assert len(rows) >= 10 and all(domain_of(r["title"], "vision transformers") == "Remote Sensing and Earth Observation"
+                                   for r in rows)
+    assert domain_of("Crop Pest Classification Using Deep Learning Techniques: A Review", "vision transformers") == \
+        "Science and Engineering"
+    # a survey of remote sensing itself has no such application domain
+    assert domain_of("Hyperspectral Image Classification with Transformers", "remote sensing image analysis") is None
 
 
 def test_the_parts_a_topic_lists_are_its_first_sections(shared_data):

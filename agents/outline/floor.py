@@ -96,7 +96,9 @@ def _domain_groups(rows: list[int], ids: list[str], papers: dict[str, dict], top
     tail = [kv for kv in ranked if kv not in head]
     groups = [(name, members) for name, members in head]
     if sum(len(members) for _, members in tail) >= MIN_DOMAIN:  # fewer: too few works for a subsection
-        names = [DOMAIN_SHORT.get(name, name) for name, _ in tail if name]
+        named_tail = [name for name, _ in tail if name]
+        # one domain alone keeps its full name ("Science" alone was a one-word heading)
+        names = named_tail if len(named_tail) == 1 else [DOMAIN_SHORT.get(name, name) for name in named_tail]
         groups.append((and_list(names) if names else "", sorted(r for _, members in tail for r in members)))
     # an unnamed group (no domain word) joins the largest named one
     named = [(n, m) for n, m in groups if n]

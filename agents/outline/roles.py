@@ -73,13 +73,21 @@ DOMAINS = (  # words that name a domain in ML titles without another common ML s
     ("Education", r"educat\w*|classroom\w*|schools?|tutoring"),
     ("Science and Engineering", r"scientific|chemi\w*|materials? science|biolog\w*|climate|manufactur\w*|"
                                 r"industrial|nuclear|agricult\w*|telecom\w*|power grids?|geolog\w*|astronom\w*|"
-                                r"molec\w*|proteins?"),
+                                r"molec\w*|proteins?|"
+                                # the crops and herds of agriculture titles ("Mango Leaf Disease", "Olive
+                                # Varieties" filled ViT method sections, c35a)
+                                r"plant diseases?|pests?|livestock|fruits?|weeds?|farm\w*|olives?"),
+    # "Hyperspectral Image Classification" and "Remote Sensing" headed method subsections of a ViT survey
+    # whose reader found "most works are domain applications" (c35a)
+    ("Remote Sensing and Earth Observation", r"remote sensing|remotely sensed|hyperspectral|multispectral|satellite|"
+                                             r"earth observation|land[- ](?:cover|use)"),
     ("Culture, Media and Society", r"cultur\w*|social media|news|music|artworks?|heritage|religio\w*|folk\w*|"
                                    r"literary|humanities"),
 )
 # Short names for small domains that share one subsection ("Finance, Education and Science").
 DOMAIN_SHORT = {"Medicine and Healthcare": "Medicine", "Law and Public Policy": "Law", "Finance and Business": "Finance",
-                "Education": "Education", "Science and Engineering": "Science", "Culture, Media and Society": "Culture"}
+                "Education": "Education", "Science and Engineering": "Science", "Culture, Media and Society": "Culture",
+                "Remote Sensing and Earth Observation": "Remote Sensing"}
 _DOMAIN_PATTERNS = tuple((name, re.compile(rf"\b({pattern})\b", re.IGNORECASE)) for name, pattern in DOMAINS)
 
 
