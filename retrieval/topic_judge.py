@@ -277,13 +277,18 @@ def facet_bars(facets: Sequence[Facet], facet_classifiers: Sequence[TopicClassif
         return bars
     named = np.array([r.text_shares for r in cache.readings(candidates)]) >= 1.0
     undisputed = named.all(axis=1)
-    if undisputed.sum() < MIN_BAR_REFERENCE:
-        return bars
-    rows = cache.term_rows([p for p, keep in zip(candidates, undisputed) if keep])
     # Only the facet the candidates name least: the drift runs through the other facet's papers
     # reading a little like the rare one. Raising every facet's bar cost recall on an untuned
     # topic ('federated learning in healthcare' 50 -> 26 kept, mostly on topic).
     rarest = int(np.argmin(named.sum(axis=0)))
+    if undisputed.sum() < MIN_BAR_REFERENCE:
+        # too few name every facet to read the pairing from: the papers naming the rare facet are
+        # the reference ("graph neural networks for molecular property prediction": 3 candidates name
+        # both, and at 1 SD the GNN papers on knowledge graphs and images held the molecular facet)
+        undisputed = named[:, rarest]
+        if undisputed.sum() < MIN_BAR_REFERENCE:
+            return bars
+    rows = cache.term_rows([p for p, keep in zip(candidates, undisputed) if keep])
     classifier = facet_classifiers[rarest] if rarest < len(facet_classifiers) else None
     if classifier is not None:
         bars[rarest] = max(FACET_HOLDS_Z, float(np.quantile(classifier.readings(rows)[0], FACET_BAR_QUANTILE)))

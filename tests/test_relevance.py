@@ -165,6 +165,17 @@ def test_a_rare_pairing_raises_the_bar_a_paper_not_naming_the_facet_must_reach()
     # too few papers name both facets to set a bar from: the fixed bar stands
     assert facet_bars(judge.facets, judge.facet_classifiers, judge.cache, [*undisputed[:3], passing]) == \
         [FACET_HOLDS_Z, FACET_HOLDS_Z]
+    # ... unless enough papers name the rare facet (whatever else they are about): they are the
+    # reference then ("graph neural networks for molecular property prediction": 3 candidates named
+    # both, and at the fixed bar GNN papers on knowledge graphs held the molecular facet, session 35)
+    drug_only = [PaperRecord(f"drug-{i}", "A language model for drug discovery",
+                             doc("molecular property prediction binding affinity ligand toxicity compound"), None)
+                 for i in range(6)]
+    gnn_only = [PaperRecord(f"gnn-{i}", "Graph neural networks for fraud detection", doc("transactions fraud"), None)
+                for i in range(8)]
+    bars = facet_bars(judge.facets, judge.facet_classifiers, judge.cache,
+                      [*undisputed[:3], *drug_only, *gnn_only, passing])
+    assert bars[1] > drug_scores[0] > FACET_HOLDS_Z and bars[0] == FACET_HOLDS_Z
 
 
 def test_a_long_description_a_user_typed_is_named_by_half_its_words_a_term_by_all():
