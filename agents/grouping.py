@@ -114,13 +114,13 @@ def phrase_groups(texts: list[str], banned: set[str], *, titles: list[str] | Non
         for phrase in set(analyze(title)):
             in_title.setdefault(phrase, set()).add(i)
     limit = max(min_size, math.floor(MAX_SHARE * n)) if n >= 5 else n - 1
-    # a lone common word ('robust', 'scientific', 'survey') is usually an adjective or too broad to
-    # name a line of work; names ('GraphRAG', 'KV') and multiword phrases are not
     # a name is used by the texts that write it as a name: "ABLE" (a method) is not the "able" of
     # "should be able to serve" ("Two works centre on ABLE [14, 15]", one of them LEXMA: c35f)
     users = {p: (u if " " in p or not is_name(forms.get(p, p)) else
                  {i for i in u if _writes_name(forms.get(p, p), texts[i] + " " + (titles[i] if titles else ""))})
              for p, u in users.items()}
+    # a lone common word ('robust', 'scientific', 'survey') is usually an adjective or too broad to
+    # name a line of work; names ('GraphRAG', 'KV') and multiword phrases are not
     eligible = {p: u for p, u in users.items() if min_size <= len(u) <= limit and (" " in p or is_name(forms.get(p, p)))
                 and names_a_line(p, forms.get(p, p))}
     lines: list[Line] = []

@@ -267,7 +267,8 @@ def facet_bars(facets: Sequence[Facet], facet_classifiers: Sequence[TopicClassif
                cache: ReadingCache, candidates: Sequence[PaperRecord]) -> list[float]:
     """Per facet, the vocabulary score a paper must reach to hold the facet without naming it:
     FACET_HOLDS_Z, and for the facet the candidates name least, at least the FACET_BAR_QUANTILE of
-    the scores of the candidates that name every facet (the topic's undisputed papers). Why: the
+    the scores of the candidates that name every facet (the topic's undisputed papers; when fewer
+    than MIN_BAR_REFERENCE do and that facet is a term, of those naming it). Why: the
     papers naming a rare pairing score far above the background on the rare facet (GNNs for drug
     discovery: 5-45 SD on the drug-discovery vocabulary) while a knowledge-graph QA paper reaches
     1-2.5, so a fixed bar of 1 SD keeps a steady share of the broad facet's papers, which swamps
@@ -282,9 +283,13 @@ def facet_bars(facets: Sequence[Facet], facet_classifiers: Sequence[TopicClassif
     # topic ('federated learning in healthcare' 50 -> 26 kept, mostly on topic).
     rarest = int(np.argmin(named.sum(axis=0)))
     if undisputed.sum() < MIN_BAR_REFERENCE:
-        # too few name every facet to read the pairing from: the papers naming the rare facet are
-        # the reference ("graph neural networks for molecular property prediction": 3 candidates name
-        # both, and at 1 SD the GNN papers on knowledge graphs and images held the molecular facet)
+        # too few name every facet to read the pairing from: when the rare facet is a term (one unit
+        # of several words), the papers naming it are the reference ("graph neural networks for
+        # molecular property prediction": 3 candidates name both, and at 1 SD the GNN papers on
+        # knowledge graphs and images held the molecular facet). Not for a description's words: read
+        # so, "decentralized clients" of a federated-learning description kept 23 papers, not 202.
+        if not _is_term(facets[rarest]):
+            return bars
         undisputed = named[:, rarest]
         if undisputed.sum() < MIN_BAR_REFERENCE:
             return bars
@@ -293,6 +298,11 @@ def facet_bars(facets: Sequence[Facet], facet_classifiers: Sequence[TopicClassif
     if classifier is not None:
         bars[rarest] = max(FACET_HOLDS_Z, float(np.quantile(classifier.readings(rows)[0], FACET_BAR_QUANTILE)))
     return bars
+
+
+def _is_term(facet: Facet) -> bool:
+    """One unit of several words: a term the literature names (and often abbreviates) as a whole."""
+    return len(facet.units) == 1 and " " in facet.units[0].phrase
 
 
 def make_judge(facets: list[Facet], space: TermSpace, classifier: TopicClassifier, seed_vectors: np.ndarray,

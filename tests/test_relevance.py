@@ -168,13 +168,22 @@ def test_a_rare_pairing_raises_the_bar_a_paper_not_naming_the_facet_must_reach()
     # ... unless enough papers name the rare facet (whatever else they are about): they are the
     # reference then ("graph neural networks for molecular property prediction": 3 candidates named
     # both, and at the fixed bar GNN papers on knowledge graphs held the molecular facet, session 35)
+    # ... unless the rare facet is a term (one unit of several words) that enough papers name: they
+    # are the reference then ("graph neural networks for molecular property prediction": 3 candidates
+    # named both, and at the fixed bar GNN papers on knowledge graphs held the molecular facet)
+    from surveygraph.retrieval.topic_facets import Facet, Unit
+    from surveygraph.retrieval.topic_judge import ReadingCache
+
     drug_only = [PaperRecord(f"drug-{i}", "A language model for drug discovery",
                              doc("molecular property prediction binding affinity ligand toxicity compound"), None)
                  for i in range(6)]
     gnn_only = [PaperRecord(f"gnn-{i}", "Graph neural networks for fraud detection", doc("transactions fraud"), None)
                 for i in range(8)]
-    bars = facet_bars(judge.facets, judge.facet_classifiers, judge.cache,
-                      [*undisputed[:3], *drug_only, *gnn_only, passing])
+    papers = [*undisputed[:3], *drug_only, *gnn_only, passing]
+    # the drug facet as two description words: the fixed bar stands (a description is read loosely)
+    assert facet_bars(judge.facets, judge.facet_classifiers, judge.cache, papers) == [FACET_HOLDS_Z, FACET_HOLDS_Z]
+    term = [judge.facets[0], Facet("drug discovery", (Unit("drug discovery", ("drug discoveri",)),))]
+    bars = facet_bars(term, judge.facet_classifiers, ReadingCache(judge.space, term), papers)
     assert bars[1] > drug_scores[0] > FACET_HOLDS_Z and bars[0] == FACET_HOLDS_Z
 
 

@@ -44,6 +44,12 @@ GERUND_VERBS = set("""integrating enhancing improving leveraging incorporating c
     measuring analyzing characterizing quantifying detecting accelerating""".split())
 
 
+# Gerunds that say by what means a title's work is done ("... Classification Using Deep Learning"):
+# a phrase with one inside is a clause of the title.
+MEANS_GERUNDS = {"using", "leveraging", "integrating", "incorporating", "combining", "employing", "utilizing",
+                 "exploiting", "harnessing", "via"}
+
+
 def stem_key(words: list[str]) -> str:
     return " ".join(stem_word(w) for w in words)
 
@@ -161,8 +167,9 @@ class _WordFacts:
                 stem_word(word),
                 opens and word not in GERUND_VERBS and word not in CLAUSE_VERBS and not adverb,
                 edge and _noun_end(word),
-                # a gerund inside makes a clause of a title, no concept ("classification using deep")
-                len(word) >= 2 and (word not in STOP or word in INNER) and word not in GERUND_VERBS,
+                # a gerund of means inside makes a clause of a title, no concept ("classification
+                # using deep"); a gerund that names a process stays ("language understanding tasks")
+                len(word) >= 2 and (word not in STOP or word in INNER) and word not in MEANS_GERUNDS,
                 all(p in self.banned or p in STOP for p in word.split("-") if p))
         return found
 

@@ -74,8 +74,8 @@ DOMAINS = (  # words that name a domain in ML titles without another common ML s
     ("Science and Engineering", r"scientific|chemi\w*|materials? science|biolog\w*|climate|manufactur\w*|"
                                 r"industrial|nuclear|agricult\w*|telecom\w*|power grids?|geolog\w*|astronom\w*|"
                                 r"molec\w*|proteins?|"
-                                # the crops and herds of agriculture titles ("Mango Leaf Disease", "Olive
-                                # Varieties" filled ViT method sections, c35a)
+                                # the crops and herds of agriculture titles ("Crop Pest Classification",
+                                # olive varieties filled ViT method sections, c35a)
                                 r"plant diseases?|pests?|livestock|fruits?|weeds?|farm\w*|olives?"),
     # "Hyperspectral Image Classification" and "Remote Sensing" headed method subsections of a ViT survey
     # whose reader found "most works are domain applications" (c35a)
