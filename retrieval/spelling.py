@@ -128,3 +128,13 @@ class WordFamilies(set):
         if found is None:
             found = self._seen[word] = any(len(w) >= 4 and same_family(word, w) for w in self)
         return found
+
+
+def singular(noun: str) -> str:
+    """A plural noun's singular by the regular English endings ("vehicles" -> "vehicle", "queries"
+    -> "query", "boxes" -> "box"); a noun in -ss, -us or -is is left as it is."""
+    if re.search(r"[^aeiou]ies$", noun):
+        return noun[:-3] + "y"
+    if re.search(r"(?:ss|x|ch|sh)es$", noun):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith(("ss", "us", "is")) else noun

@@ -26,7 +26,7 @@ import snowballstemmer
 
 from .acronyms import long_forms
 from .bm25_index import tokenize
-from .spelling import american
+from .spelling import american, singular
 
 # Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
 # one of them: "Integrated Sensing and Communication" is one concept.
@@ -386,18 +386,20 @@ def products_after_model(topic: str) -> str:
     product ("explaining" of "large language models", two facets, as for "explaining LLM
     predictions"): read as typed, "the predictions" was a facet of its own, and the pool's sections
     were "Next-Token Prediction" and "Explaining the Predictions" (c35f, read last of five)."""
-    def before_product(match: re.Match) -> str:
-        model = match.group(2)  # a modifier takes the singular: "large language model predictions"
-        return f"{model[:-1] if model.endswith('s') and not model.endswith('ss') else model} {match.group(1)}"
+    # a modifier takes the singular: "large language model predictions"
+    return _PRODUCT_OF_MODEL.sub(lambda m: f"{singular(m.group(2))} {m.group(1)}", topic)
 
-    return _PRODUCT_OF_MODEL.sub(before_product, topic)
+
+def without_model_products(topic: str) -> str:
+    """"explaining the predictions of large language models" -> "explaining of large language
+    models": what the facets read (see ``products_after_model``)."""
+    return _PRODUCT_OF_MODEL.sub(r"of \2", topic)
 
 
 def topic_facets(topic: str, texts: Sequence[str]) -> list[Facet]:
     """The topic's facets; ``texts`` (titles and abstracts of the first candidates) give the
     acronyms the literature uses."""
-    facets = [f for f in (Facet(p, _units(p, texts)) for p in concept_phrases(_PRODUCT_OF_MODEL.sub(
-        r"of \2", topic))) if f.units]
+    facets = [f for f in (Facet(p, _units(p, texts)) for p in concept_phrases(without_model_products(topic))) if f.units]
     # "a survey of federated learning", "what are the latest methods for 3D reconstruction": a
     # facet of generic heads only says what kind of text the user wants, and no paper needs to say it
     named = [f for f in facets if not all(u.phrase in GENERIC_HEADS for u in f.units)]

@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 
 from ...retrieval.acronyms import long_forms
-from ...retrieval.spelling import WordFamilies
+from ...retrieval.spelling import WordFamilies, singular
 from ...retrieval.topic_facets import LIST_JOINS, Unit, concept_phrases, stem_text, unit_named
 from ..facets import _initials_match
 from .names import title_case
@@ -110,19 +110,11 @@ def action_noun(gerund: str) -> str:
     return ""
 
 
-def _singular(noun: str) -> str:
-    if re.search(r"[^aeiou]ies$", noun):
-        return noun[:-3] + "y"
-    if re.search(r"(?:ss|x|ch|sh)es$", noun):
-        return noun[:-2]
-    return noun[:-1] if noun.endswith("s") and not noun.endswith(("ss", "us", "is")) else noun
-
-
 def _as_modifier(part: str, action: str, texts: Sequence[str]) -> str:
     """A plural part in the form it takes before its action noun: English compounds take the
     singular ("vehicle detection", not "Vehicles Detection", a heading a c35b reader quoted as machine
     made), unless the texts say the plural with the noun more often ("sales forecasting")."""
-    single = _singular(part)
+    single = singular(part)
     if single == part:
         return part
 

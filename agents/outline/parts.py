@@ -15,7 +15,7 @@ from ..facets import contribution_kind
 from ..text import and_list
 from .concepts import Concept, fit, select_concepts
 from .headings import own_stems, validate_heading
-from .names import title_case
+from .names import initials, title_case
 from .roles import EVALUATION, METHODS, is_system_name, names_no_field
 from .taxonomy import place_rows
 
@@ -226,7 +226,7 @@ def spelled_out(title: str, other: str) -> str:
         letters = match.group(1).lower()
         for start in range(len(words) - len(letters) + 1):
             run = words[start:start + len(letters)]
-            if "".join(w[0].lower() for w in run) == letters:
+            if initials(" ".join(run)) == letters:
                 return " ".join(run)
         return match.group(0)
 
