@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .bm25_index import tokenize
 from .spelling import is_task_verb
+from .facet_reading import unit_named
 from .topic_facets import (GENERIC_HEADS, LIST_JOINS, MIN_TERM_USES, TRAILING_HEADS, Facet, Unit, lists_phrases,
-                           stem_text, unit_named)
+                           stem_text)
 
 # A unit of a several-word facet that fewer than this share of the papers nearest the topic in
 # meaning name is a word of how the user put it, not of the field. On the 21 labelled topics every
@@ -139,9 +141,8 @@ def weigh_by_rarity(facets: Sequence[Facet], store_texts: Sequence[str]) -> list
         if facet.required >= 1.0:
             weighed.append(facet)
             continue
-        units = tuple(Unit(u.phrase, u.forms, round(max(MIN_WEIGHT, math.log((len(stems) + 1) /
-                                                                               (sum(unit_named(u, s) for s in stems) + 1))), 3),
-                           u.key)
+        units = tuple(replace(u, weight=round(max(MIN_WEIGHT, math.log((len(stems) + 1) /
+                                                                       (sum(unit_named(u, s) for s in stems) + 1))), 3))
                       for u in facet.units)
         weighed.append(Facet(facet.phrase, units, facet.phrasing))
     return weighed
@@ -161,7 +162,7 @@ def _with_key_units(facet: Facet, rates: dict[str, float]) -> Facet:
     either: made key, "speculative decoding" kept 15 papers and no KV-cache paper (c25m)."""
     if facet.required >= 1.0 or lists_phrases(facet.phrase):
         return facet
-    units = tuple(Unit(u.phrase, u.forms, u.weight, rates.get(u.phrase, 0.0) >= KEY_UNIT_RATE) for u in facet.units)
+    units = tuple(replace(u, key=rates.get(u.phrase, 0.0) >= KEY_UNIT_RATE) for u in facet.units)
     return Facet(facet.phrase, units, facet.phrasing)
 
 

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
-from .topic_facets import _REQUEST_WORDS, _STOP, _WORD, Facet, Unit, _stem
+from .topic_facets import _REQUEST_WORDS, _STOP, _WORD, Facet, _stem
 
 # MiniLM's cosine between single words reads near-synonyms at 0.7 and above (interpretability /
 # explainability 0.75, unsafe / safety 0.82, detector / detection 0.81, misalignment / alignment
@@ -109,7 +110,7 @@ def add_meaning_variants(facets: Sequence[Facet], nearest_texts: Sequence[str], 
             uses = max((near_df[form] for form in unit.forms), default=0)
             added = [stem for stem in candidates if near_df[stem] >= USE_RATIO * uses
                      and float((vectors(forms_of(stem)) @ own_vectors.T).max()) >= SYNONYM_COSINE]
-            units.append(Unit(unit.phrase, tuple(dict.fromkeys([*unit.forms, *sorted(added)])), unit.weight, unit.key)
-                         if added else unit)
+            units.append(replace(unit, forms=tuple(dict.fromkeys([*unit.forms, *sorted(added)])))
+                         if added and not unit.kind else unit)
         result.append(Facet(facet.phrase, tuple(units), facet.phrasing))
     return result

@@ -29,7 +29,9 @@ from .spelling import american_text
 from .topic_classifier import TermSpace, fit_topic_classifier, paper_document
 from .facet_feedback import drop_phrasing_words, drop_rare_facets, read_listed_phrases, weigh_by_rarity
 from .facet_variants import add_meaning_variants
-from .topic_facets import facet_shares, read_facets, stem_text, topic_facets
+from .kind_units import kind_text
+from .facet_reading import facet_shares, read_facets
+from .topic_facets import stem_text, topic_facets
 from .topic_judge import (FacetRuleJudge, PaperRecord, ReadingCache, RelevanceModel, TopicJudge, facet_bars,
                           make_judge, model_for)
 
@@ -287,7 +289,8 @@ def _facet_classifier(facet, store: PoolStore, reader: _Reader, cache: ReadingCa
     reader.fetch(found)
     named = [i for i in found if facet_shares([facet], stem_text(reader.texts.get(i, ("", ""))[0]))[0] >= 1.0]
     if len(named) < MIN_SEEDS:
-        named = [i for i in found if facet_shares([facet], stem_text(" ".join(reader.texts.get(i, ("", "")))))[0] >= 1.0]
+        named = [i for i in found if facet_shares([facet], stem_text(" ".join(reader.texts.get(i, ("", "")))),
+                                                  stem_text(kind_text(*reader.texts.get(i, ("", "")))))[0] >= 1.0]
     if len(named) < MIN_SEEDS:
         return None  # too rare to learn: the facet is read by its words only
     return fit_topic_classifier(cache.term_rows(reader.records(named[:MAX_SEEDS])), background_matrix,

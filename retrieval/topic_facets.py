@@ -26,6 +26,7 @@ import snowballstemmer
 
 from .acronyms import long_forms
 from .bm25_index import tokenize
+from .kind_units import KIND_FORMS, is_kind_unit
 from .spelling import american, singular
 
 # Words that join the concepts of a topic ("X for Y", "X in Y", "LLM-based Y"); "and" is not
@@ -117,9 +118,13 @@ class Unit:
     # a description's unit most of the topic's nearest papers name ("detect" of "how do self-driving
     # cars detect other vehicles"): without it, no half of the description names the facet
     key: bool = False
+    # asks for a kind of work ("benchmark"): named in the title or where the abstract introduces the
+    # work's contribution, not wherever an abstract says it (retrieval/kind_units.py)
+    kind: bool = False
 
     def to_dict(self) -> dict:
-        return {"phrase": self.phrase, "forms": list(self.forms), "weight": self.weight} | ({"key": True} if self.key else {})
+        return ({"phrase": self.phrase, "forms": list(self.forms), "weight": self.weight}
+                | ({"key": True} if self.key else {}) | ({"kind": True} if self.kind else {}))
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,8 @@ class Facet:
     @classmethod
     def from_dict(cls, data: dict) -> "Facet":
         return cls(str(data["phrase"]),
-                   tuple(Unit(str(u["phrase"]), tuple(u["forms"]), float(u.get("weight", 1.0)), bool(u.get("key")))
+                   tuple(Unit(str(u["phrase"]), tuple(u["forms"]), float(u.get("weight", 1.0)), bool(u.get("key")),
+                              bool(u.get("kind")))
                          for u in data["units"]),
                    tuple(map(str, data.get("phrasing") or ())))
 
@@ -292,6 +298,7 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
         joins = [j and i not in phrase_joins for i, j in enumerate(joins)]
     taken = [False] * len(tokens)
     units: list[Unit] = []
+    spans: dict[int, int] = {}  # first and last token of an abbreviated phrase -> its unit
     for size in range(len(tokens), 1, -1):
         for start in range(len(tokens) - size + 1):
             if any(taken[start:start + size]):
@@ -304,6 +311,7 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
                 if window[-1] in GENERIC_HEADS:  # "graph neural (GNN) ..." said without its head
                     forms.append(stem_text(" ".join(said[:-1])))
                 units.append(Unit(" ".join(window), tuple(dict.fromkeys(forms))))
+                spans[start + size - 1] = spans[start] = len(units) - 1
                 taken[start:start + size] = [True] * size
     rest = [i for i, t in enumerate(tokens) if not taken[i]]
     content = [i for i in rest if tokens[i] not in GENERIC_HEADS]
@@ -320,14 +328,39 @@ def _units(phrase: str, texts: Sequence[str]) -> tuple[Unit, ...]:
         # networks", which many titles say without the letters)
         return [_stem(words[i]), *(stem_text(f) for f in long_forms(typed.get(words[i], ""), texts, key=stem_text))]
 
+    groups = _join_alternatives(units, spans, groups, joins, tokens, forms)
     for group in groups:
         if len(group) == 2 and group[-1] + 1 < len(tokens) and _said_together(words[group[0]], words[group[1]],
                                                                               words[group[-1] + 1], texts):
             units += [Unit(tokens[i], tuple(dict.fromkeys(forms(i)))) for i in group]  # both asked, not either
             continue
         units.append(Unit(" or ".join(tokens[i] for i in group), tuple(dict.fromkeys(f for i in group for f in forms(i)))))
+    units = [Unit(u.phrase, KIND_FORMS, kind=True) if is_kind_unit(u.phrase.split(" or ")) else u for u in units]
     order = {u.phrase: min((i for i, t in enumerate(tokens) if u.phrase.split()[0] == t), default=0) for u in units}
     return tuple(sorted(units, key=lambda u: order[u.phrase]))
+
+
+def _join_alternatives(units: list[Unit], spans: dict[int, int], groups: list[list[int]], joins: Sequence[bool],
+                       tokens: Sequence[str], forms) -> list[list[int]]:
+    """A word "and" / "or" joins to an abbreviated phrase is its alternative, one unit with it
+    (``units`` rewritten in place; the groups left to make units of their own are returned):
+    "knowledge distillation and pruning" asks for either; read as both, 26 papers were kept of the
+    hundreds on compressing LLMs (c36o, session 36). A word after the phrase only when it ends the
+    list: "KV" of "speculative decoding and KV cache" opens a phrase of its own."""
+    merged: set[int] = set()
+    absorbed: list[int] = []
+    for index, group in enumerate(groups):
+        after = spans.get(group[0] - 1) if joins[group[0]] and group[-1] == len(tokens) - 1 else None
+        before = spans.get(group[-1] + 1) if group[-1] + 1 < len(tokens) and joins[group[-1] + 1] else None
+        beside = after if after is not None else before
+        if beside is None or beside in merged or len(units[beside].phrase.split()) < 2:
+            continue
+        unit = units[beside]
+        units[beside] = Unit(" or ".join([unit.phrase, *(tokens[i] for i in group)]),
+                             tuple(dict.fromkeys([*unit.forms, *(f for i in group for f in forms(i))])))
+        merged.add(beside)
+        absorbed.append(index)
+    return [g for index, g in enumerate(groups) if index not in absorbed]
 
 
 def _said_together(first: str, second: str, head: str, texts: Sequence[str]) -> bool:
@@ -446,38 +479,3 @@ MIN_TERM_USES = 5
 @lru_cache(maxsize=8192)
 def _form_pattern(form: str) -> re.Pattern:
     return re.compile(r"(?<!\S)" + re.escape(form) + r"(?!\S)")
-
-
-def unit_named(unit: Unit, stems: str) -> bool:
-    return any(_form_pattern(f).search(stems) for f in unit.forms)
-
-
-def facet_shares(facets: Sequence[Facet], stems: str) -> list[float]:
-    """Per facet, how much of it ``stems`` (a stem_text) names: the (weighted) share of its units, over the
-    share that names it (``Facet.required``), at most 1 (1 = named)."""
-    shares = []
-    for f in facets:
-        named = [unit_named(u, stems) for u in f.units]
-        share = sum(u.weight for u, n in zip(f.units, named) if n) / sum(u.weight for u in f.units)
-        # a description's key unit unnamed: the half it names is not enough (the share as of a term)
-        required = 1.0 if any(u.key and not n for u, n in zip(f.units, named)) else f.required
-        shares.append(min(1.0, share / required))
-    return shares
-
-
-@dataclass(frozen=True)
-class FacetReading:
-    """How much of the topic's facets a paper names: the weakest facet in the title and in title +
-    abstract, the facets' mean share in title + abstract, and each facet's share there."""
-
-    title_min: float
-    text_min: float
-    text_mean: float
-    text_shares: tuple[float, ...] = ()
-
-
-def read_facets(facets: Sequence[Facet], title: str, abstract: str) -> FacetReading:
-    title_stems = stem_text(title)
-    text_stems = f"{title_stems} {stem_text(abstract)}"
-    in_title, in_text = facet_shares(facets, title_stems), facet_shares(facets, text_stems)
-    return FacetReading(min(in_title), min(in_text), sum(in_text) / len(in_text), tuple(in_text))

@@ -36,7 +36,8 @@ import numpy as np
 
 from .embeddings import MINILM_STATIC
 from .topic_classifier import TermSpace, TopicClassifier, paper_document
-from .topic_facets import Facet, FacetReading, read_facets
+from .facet_reading import FacetReading, read_facets
+from .topic_facets import Facet
 
 MODEL_PATH = Path(__file__).with_name("relevance_model.json")  # fitted on a minilm-head index (the default)
 # The model fitted on a minilm-static index (session 20): ``centroid_z`` and ``topic_z`` read the
@@ -218,12 +219,18 @@ class TopicJudge:
         broad facet's vocabulary ('graph neural networks for drug discovery' kept GNN papers on
         tabular data and fraud; 'privacy attacks on federated learning' kept personalised FL). A
         paper off one facet is off the topic however close it is to the other."""
-        if len(self.facets) < 2 or not papers:
-            return np.ones(len(papers), dtype=bool)
+        if not papers:
+            return np.ones(0, dtype=bool)
         cache = self.cache or ReadingCache(self.space, self.facets)
+        readings = cache.readings(papers)
+        # a facet asking for a kind of work ("how to benchmark ...") holds only where the work says
+        # it is one: the vocabulary of reasoning benchmarks is the vocabulary of reasoning methods
+        # (retrieval/kind_units.py)
+        holds = np.array([all(r.kinds) for r in readings], dtype=bool)
+        if len(self.facets) < 2:
+            return holds
         rows = cache.term_rows(papers)
-        shares = np.array([r.text_shares for r in cache.readings(papers)])
-        holds = np.ones(len(papers), dtype=bool)
+        shares = np.array([r.text_shares for r in readings])
         for index, facet in enumerate(self.facets):
             named = shares[:, index] >= 1.0
             classifier = self.facet_classifiers[index] if index < len(self.facet_classifiers) else None

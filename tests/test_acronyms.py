@@ -10,7 +10,8 @@ import re
 import pytest
 
 from surveygraph.retrieval.acronyms import long_forms, short_form
-from surveygraph.retrieval.topic_facets import Facet, Unit, facet_shares, stem_text, topic_facets
+from surveygraph.retrieval.facet_reading import facet_shares
+from surveygraph.retrieval.topic_facets import Facet, Unit, stem_text, topic_facets
 
 
 @pytest.fixture(scope="module")

@@ -109,7 +109,7 @@ def test_a_two_facet_topic_keeps_papers_on_both_facets(mid_store):
     (A known defect until session 21: with minilm-static vectors 11 of 90 such papers were kept,
     0.12; the minilm-head index and the model refitted on it keep at most a tenth.)"""
     from surveygraph.retrieval.literature_pool import build_literature_pool
-    from surveygraph.retrieval.topic_facets import read_facets
+    from surveygraph.retrieval.facet_reading import read_facets
 
     pool = build_literature_pool(REC, mid_store)
     kept = set(pool.kept)

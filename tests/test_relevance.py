@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from surveygraph.retrieval.bm25_index import tokenize
 from surveygraph.retrieval.literature_pool import key_phrases
-from surveygraph.retrieval.topic_facets import (
-    concept_phrases, facet_shares, mine_acronyms, read_facets, stem_text, topic_facets,
-)
+from surveygraph.retrieval.facet_reading import facet_shares, read_facets
+from surveygraph.retrieval.topic_facets import concept_phrases, mine_acronyms, stem_text, topic_facets
 
 RAG = "Retrieval-Augmented Generation for Large Language Models"
 DEFINES = ["Large language models (LLMs) hallucinate. We study retrieval-augmented generation (RAG) for them.",
@@ -39,6 +38,21 @@ def test_a_facet_reads_its_abbreviated_sub_phrase_as_one_unit():
     # a facet without an abbreviation is its content words; generic heads ("systems") are not units
     fair = topic_facets("Fairness in Recommender Systems", DEFINES)
     assert [[u.phrase for u in f.units] for f in fair] == [["fairness"], ["recommender"]]
+
+
+def test_a_word_listed_with_an_abbreviated_phrase_is_its_alternative():
+    """c36o: "knowledge distillation and pruning to compress large language models" asked every paper
+    for both (26 kept of the hundreds on compressing LLMs); either is what the user listed."""
+    texts = ["Knowledge distillation (KD) compresses large language models (LLMs).",
+             "We revisit knowledge distillation (KD) for LLMs.", "KV cache (KV) eviction.", "The KV cache (KV) grows."]
+    for topic in ("knowledge distillation and pruning to compress large language models",
+                  "pruning and knowledge distillation for LLMs"):
+        units = topic_facets(topic, texts)[0].units
+        assert len(units) == 1 and {"knowledg distil", "kd", "prune"} <= set(units[0].forms), units
+    # a word that opens a phrase of its own is no alternative of the one before ("KV" of "KV cache")
+    spec = topic_facets("speculative decoding and KV cache methods for faster LLM inference",
+                        texts + ["Speculative decoding (SD) is fast.", "We study speculative decoding (SD)."])[0]
+    assert "kv" not in spec.units[0].forms
 
 
 def test_units_match_inflections_and_plural_acronyms():
@@ -191,7 +205,8 @@ def test_a_long_description_a_user_typed_is_named_by_half_its_words_a_term_by_al
     """'automatically transcribing spoken audio into text with neural models' kept 1 paper when every
     paper had to say 'automatically', 'transcribing', 'spoken', 'audio' and 'text' (a phrasing of
     tests/data/topic_phrasings.json); a term of three words or fewer is still named only in full."""
-    from surveygraph.retrieval.topic_facets import facet_shares, stem_text, topic_facets
+    from surveygraph.retrieval.facet_reading import facet_shares
+    from surveygraph.retrieval.topic_facets import stem_text, topic_facets
 
     # "with neural models" only situates it: no facet (test_topic_wording)
     (long_facet,) = topic_facets("automatically transcribing spoken audio into text with neural models", [])
@@ -230,7 +245,8 @@ def test_words_the_topic_s_nearest_papers_do_not_use_are_the_user_s_phrasing(sha
     action and robot-instruction papers, real records), those two words are the user's, 'robot' and
     the second facet's words the field's; a one-unit facet and a field's own term stay whole."""
     from surveygraph.retrieval.facet_feedback import PHRASING_RATE, drop_phrasing_words
-    from surveygraph.retrieval.topic_facets import stem_text, unit_named
+    from surveygraph.retrieval.facet_reading import unit_named
+    from surveygraph.retrieval.topic_facets import stem_text
 
     nearest, other = _two_kinds(
         shared_data, lambda title, text: "vision-language-action" in title or ("robot" in title and "instruction" in title),
@@ -262,7 +278,8 @@ def test_a_description_s_unit_most_nearest_papers_name_is_asked_of_every_paper(s
     reader found the survey off topic (c25). Read against LiDAR 3D-detection papers (real records),
     'detect' is named by most of them: a key unit, without which half of the description is not enough."""
     from surveygraph.retrieval.facet_feedback import KEY_UNIT_RATE, drop_phrasing_words
-    from surveygraph.retrieval.topic_facets import facet_shares, stem_text, unit_named
+    from surveygraph.retrieval.facet_reading import facet_shares, unit_named
+    from surveygraph.retrieval.topic_facets import stem_text
 
     nearest, segmentation = _two_kinds(
         shared_data, lambda title, text: "3d object detection" in title and ("lidar" in title or "point cloud" in title),

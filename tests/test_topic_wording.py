@@ -12,7 +12,8 @@ import pytest
 
 from surveygraph.retrieval.spelling import american, american_text
 from surveygraph.retrieval.facet_feedback import drop_phrasing_words, drop_rare_facets, weigh_by_rarity
-from surveygraph.retrieval.topic_facets import facet_shares, stem_text, topic_facets
+from surveygraph.retrieval.facet_reading import facet_shares
+from surveygraph.retrieval.topic_facets import stem_text, topic_facets
 
 
 @pytest.fixture(scope="module")
@@ -353,7 +354,7 @@ def test_a_description_listing_phrases_the_field_says_is_read_as_either_phrase(c
     the facet is either phrase. "preference tuning and value alignment", which few papers say, stays
     a description (read verbatim it kept 54 papers of hundreds, session 22)."""
     from surveygraph.retrieval.facet_feedback import read_listed_phrases
-    from surveygraph.retrieval.topic_facets import unit_named
+    from surveygraph.retrieval.facet_reading import unit_named
 
     # as the topic's nearest papers by meaning: a quarter of them say one of the phrases (0.24 on
     # the full corpus's minilm-head index), a tenth does not make it the field's reading
