@@ -318,7 +318,11 @@ _LIMITS_AS_SUBJECT = re.compile(r"\b(?:analy[sz]\w*|categori[sz]\w*|taxonom\w*|d
                                 # faithfulness gaps ... when cited concepts fail causal tests" (a c35f
                                 # reader: "'Limitations' are often not limitations")
                                 r"\b(?:uncover(?:s|ed|ing)|expos(?:es|ed|ing)|flag(?:s|ged|ging)|detect(?:s|ed|ing)|pinpoint(?:s|ed|ing))\b[^.;]*?"
-                                r"\b(?:gaps?|failures?|fail\w*|weakness\w*|vulnerabilit\w*|flaws?|errors?)\b", re.I)
+                                # ... or the limitations it exposes in others' ("CognitiveAttack achieves a higher
+                                # attack success rate ..., exposing critical limitations in current defense
+                                # mechanisms", read as the work's limitation by a c36j reader)
+                                r"\b(?:gaps?|failures?|fail\w*|weakness\w*|vulnerabilit\w*|flaws?|errors?|limitations?|"
+                                r"shortcomings?|deficienc\w*|blind spots?)\b", re.I)
 
 
 # A failure that would happen otherwise is the foil of a result, whatever the sentence's verbs

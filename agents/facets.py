@@ -236,6 +236,9 @@ def own_names(title: str, abstract: str) -> list[str]:
     # a name inside the title that modifies the word after it is the domain's term, not the system
     # ("... for Semiconductor IC Packaging" gave a table the name "IC", a session-30 draft)
     found = [m.group(0) for m in _NAME.finditer(title) if m.start() == 0 or not _MODIFIES_NEXT.match(title, m.end())]
+    # the name the title brackets is the system's ("PolSAR Image Classification using a Hybrid
+    # Complex-Valued Network (HybridCVNet)" named its system "PolSAR" in a c36a table)
+    found.sort(key=lambda name: f"({name})" not in title)
     for match in _INTRODUCED.finditer(abstract):
         # an acronym defined in passing names what the work uses ("local patch boundaries (BSDS500)",
         # "Class Activation Mapping (Grad-CAM) analysis confirmed ..."); one the sentence introducing
@@ -447,6 +450,9 @@ def paper_facets(paper: dict, known: KnownNames = NO_KNOWN_NAMES) -> Facets:
     for match in _MODEL.finditer(abstract):
         # "Vicuna-revealing", "GPT-4V-aided": a lost space before the next word, not part of the name
         name = re.sub(r"-[a-z]{3,}$", "", match.group(0).rstrip(".-"))
+        # "ViTs", "CNNs": the family the acronym names, one model with "ViT" ("The models their
+        # abstracts name are ViTs (four works) and ViT (three works)", c36a)
+        name = re.sub(r"(?<=[A-Z])s$", "", name)
         if name not in models and name not in mine:
             models.append(name)
     result = next((c for c in (result_clause(s) for s in said) if c), "")

@@ -28,7 +28,10 @@ MAX_SHARE = 0.6  # a phrase more than this share of the texts use names their co
 # v11 reader) names no line of work in any survey.
 FIELD_WIDE = frozenset({"neural network", "neural networks", "deep neural network", "deep neural networks",
                         "deep learning", "machine learning", "artificial intelligence", "training data",
-                        "computational cost", "computational costs", "deep learning models", "large models"})
+                        "computational cost", "computational costs", "deep learning models", "large models",
+                        # what every paper ends on, not what it does: "One group of works deals with
+                        # future research [34, 35, 36]" (c36e)
+                        "future research", "future work", "future directions", "future studies"})
 MAX_GROUPS = 4
 # Words that judge or describe results, not name what works do: "One group of works deals with strong
 # reasoning", "... complex reasoning", a line named "consistently outperforms state-of-the-art"

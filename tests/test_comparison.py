@@ -9,7 +9,7 @@ import pytest
 
 from tests.generation_helpers import rag_papers
 from tests.synthesis_fixtures import CLEAN_PAPERS
-from surveygraph.agents.comparison import evaluation_sentences, kind_sentence, works
+from surveygraph.agents.comparison import evaluation_sentences, kind_sentence, model_sentence, works
 from surveygraph.agents.facets import contribution_kind, paper_facets, result_clause
 from surveygraph.agents.synthesis import synthesize
 from surveygraph.agents.text import CITATION_MARKER, marker_numbers, sentences
@@ -375,3 +375,20 @@ def test_a_measure_s_abbreviation_defined_as_something_else_is_no_measure():
     assert "MAE" not in measures("We pretrain masked autoencoders (MAE) on ImageNet and report top-1 accuracy.")
     assert "MAE" in measures("We report mean absolute error (MAE) and RMSE on the ETTh1 benchmark.")
     assert "MAE" in measures("Our forecaster lowers MAE by 10% on the ETTh1 benchmark.")
+
+
+def test_a_plural_acronym_model_is_the_same_model_as_its_singular():
+    """c36a: "The models their abstracts name are ViTs (four works [1, 2, 3, 4]) and ViT (...)"."""
+    papers = [{"title": f"Hybrid backbone {i}", "abstract": text} for i, text in enumerate((
+        "We compare ViTs and CNNs on medical images.", "Our model improves a ViT with local attention.",
+        "ViTs lack inductive biases, so we add convolutions."))]
+    found = [paper_facets(p).models for p in papers]
+    assert found == [["ViT"], ["ViT"], ["ViT"]]
+    assert "ViTs" not in model_sentence(works(papers, [paper_facets(p) for p in papers]))
+
+
+def test_the_name_a_title_brackets_is_the_system_s_name():
+    """c36a: a table named Alkhatib's HybridCVNet "PolSAR", the data its title opens with."""
+    paper = {"title": "PolSAR Image Classification using a Hybrid Complex-Valued Network (HybridCVNet)",
+             "abstract": "In this paper, HybridCVNet, a novel hybrid network, blends CV-CNN and CV-ViT techniques."}
+    assert paper_facets(paper).own_names[0] == "HybridCVNet"

@@ -99,6 +99,13 @@ def test_a_topic_typed_as_a_question_heads_no_section():
     assert role_heading(EVALUATION, "safety evaluation benchmarks for large language models") == \
         "Safety Benchmarks and Evaluation"
     assert role_heading(EVALUATION, "code generation benchmarks") == "Code Generation Benchmarks and Evaluation"
+    # a long topic cut to its tool names no subject (c36g: "Benchmarks and Evaluation of Large Language
+    # Models" in a survey of LLMs in recommender systems)
+    assert role_heading(EVALUATION, "large language models in recommender systems") == "Benchmarks and Evaluation"
+    assert role_heading(APPLICATIONS, "graph neural networks for molecular property prediction") == "Application Domains"
+    assert role_heading(APPLICATIONS, "Retrieval-Augmented Generation for Large Language Models") == \
+        "Applications of Retrieval-Augmented Generation"
+    assert role_heading(APPLICATIONS, "benchmarks for evaluating LLM-based agents") == "Application Domains"
 
 
 def test_a_topic_typed_as_a_task_to_do_heads_no_section():
@@ -143,6 +150,11 @@ def test_limitations_a_study_sorts_are_its_subject_not_what_it_leaves_open():
                                    "faithfulness gaps and provides regulator-aligned audit artifacts indicating when "
                                    "cited concepts fail causal tests.")
     assert states_a_limitation("Existing methods that detect hallucinations fail on long outputs.")
+    # c36j: the limitations an attack exposes in others' defenses
+    assert not states_a_limitation("CognitiveAttack achieves a substantially higher attack success rate compared to "
+                                   "the SOTA black-box method PAP (60.1% vs. 31.6%), exposing critical limitations "
+                                   "in current defense mechanisms.")
+    assert states_a_limitation("Our defense still shows limitations against adaptive attacks.")
 
 
 def test_what_a_method_needs_not_or_recovers_from_and_failures_it_avoids_are_no_limitations():

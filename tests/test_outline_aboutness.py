@@ -86,7 +86,9 @@ def test_an_evaluation_section_is_parted_by_what_its_benchmarks_evaluate_and_onl
                          and "we propose" in r["abstract"].lower() and "language model" in r["title"].lower(), 60)
     ids, papers = [r["paper_id"] for r in rows], {r["paper_id"]: r for r in rows}
     vectors, encode = tfidf_encoder([f"{r['title']}. {r['abstract']}" for r in rows])
-    outline = build_outline_floor("benchmarking the capabilities of large language models", ids, papers, vectors,
+    # (a topic that asks for benchmarks itself has them as its body, not as a role section: see
+    # test_a_topic_asking_for_benchmarks_has_no_evaluation_role_section)
+    outline = build_outline_floor("capabilities of large language models", ids, papers, vectors,
                                   n_sections=4, n_subsections=3, encode=encode)
     evaluation = [s for s in outline if s["role"] == "evaluation"]
     assert evaluation, [(s["title"], s["role"]) for s in outline]
@@ -94,3 +96,18 @@ def test_an_evaluation_section_is_parted_by_what_its_benchmarks_evaluate_and_onl
     assert phrases, [sub["title"] for sub in evaluation[0]["subsections"]]
     for sub in phrases:
         assert sub["named"] == len(sub["paper_ids"]), (sub["title"], sub["named"], len(sub["paper_ids"]))
+
+
+def test_a_topic_asking_for_benchmarks_has_no_evaluation_role_section():
+    """c36e: in a survey asked as "how to benchmark the reasoning and coding abilities of LLMs",
+    "Benchmarks and Evaluation" held 40 of 61 works beside one other section: every work was a
+    benchmark. Asked for, benchmarks are the survey's body, parted by what they evaluate."""
+    from surveygraph.agents.outline.roles import asks_for_evaluation, paper_role
+
+    title = "SATBench: Benchmarking LLMs' Logical Reasoning via Automated Puzzle Generation from SAT Formulas"
+    assert asks_for_evaluation("how to benchmark the reasoning and coding abilities of LLMs")
+    assert asks_for_evaluation("Evaluation of Large Language Models")
+    assert asks_for_evaluation("safety benchmarks for LLMs")  # a plural asks as the singular does
+    assert not asks_for_evaluation("reasoning and coding abilities of LLMs")
+    assert paper_role(title, "reasoning and coding abilities of LLMs") == "evaluation"
+    assert paper_role(title, "how to benchmark the reasoning and coding abilities of LLMs") == "methods"

@@ -513,3 +513,16 @@ def test_a_sentence_about_earlier_work_is_what_a_work_notes_not_its_own_claim(sh
     assert text.startswith("Park and Shim [1] note that") and "In Park and Shim" not in text, text
     own = "LIORNet removes snow noise from LiDAR point clouds with a self-supervised network."
     assert _said(Candidate(1, 3, own, "method"), [lior], "method").startswith("In Park and Shim [1], ")
+
+
+def test_future_research_names_no_line_of_work():
+    """c36e: "One group of works deals with future research [34, 35, 36]" (three abstracts that close
+    on what future research should do)."""
+    from surveygraph.agents.grouping import phrase_groups
+
+    texts = ["We propose TIME, a benchmark for temporal reasoning, and discuss future research on events.",
+             "A benchmark of long-form judging; we outline future research for judges.",
+             "We test interactive puzzles and point to future research on dialogue.",
+             "We evaluate program synthesis of agents.", "A tool-use benchmark of many servers."]
+    titles = ["TIME", "LongJudgeBench", "Multi-Turn Puzzles", "CodeARC", "MCPVerse"]
+    assert "future research" not in [line.phrase for line in phrase_groups(texts, set(), titles=titles)]

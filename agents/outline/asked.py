@@ -37,7 +37,8 @@ from collections.abc import Sequence
 
 from ...retrieval.acronyms import long_forms
 from ...retrieval.spelling import WordFamilies, singular
-from ...retrieval.topic_facets import LIST_JOINS, Unit, concept_phrases, stem_text, unit_named
+from ...retrieval.facet_reading import unit_named
+from ...retrieval.topic_facets import LIST_JOINS, Unit, concept_phrases, stem_text
 from ..facets import _initials_match
 from .names import title_case
 
@@ -142,9 +143,13 @@ def _named_subject(context: str, texts: Sequence[str]) -> str:
     words they do say ("making large language models safe" -> "large language models": 'Jailbreaks
     for Making Large Language Models Safe' was a heading a c28j reader quoted as odd)."""
     lead = _LEADING_ACTION.match(context)
-    if not lead or _said(context, texts) >= MIN_SAID:
+    if _said(context, texts) >= MIN_SAID:
         return context
-    words = lead.group(2).split()
+    # a purpose's verb leads it too ("to compress large language models": 'Pruning for Compress Large
+    # Language Models' headed a c36o section)
+    words = lead.group(2).split() if lead else context.split()[1:]
+    if len(words) < 2:
+        return context
     for end in range(len(words), 0, -1):
         if end > 1 and _said(" ".join(words[:end]), texts) >= MIN_SAID:
             return " ".join(words[:end])

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from statistics import median
 
-from ...retrieval.spelling import is_task_verb
+from ...retrieval.kind_units import KIND_WORDS
+from ...retrieval.spelling import is_task_verb, singular
 from ...retrieval.topic_facets import phrased_as_request, products_after_model
 from .grams import GERUND_VERBS
 from .names import title_case
@@ -136,10 +137,23 @@ def domain_of(title: str, topic: str) -> str | None:
     return None
 
 
+def asks_for_evaluation(topic: str) -> bool:
+    """Whether the topic asks for benchmarks or evaluations ("how to benchmark the reasoning of
+    LLMs", "Evaluation of Large Language Models"): then they are the survey's body, organised by
+    what they evaluate, not one role section ("Benchmarks and Evaluation" held 40 of a 61-work
+    survey of reasoning benchmarks, beside one other section; c36e, session 36)."""
+    return any(singular(w) in KIND_WORDS for w in re.findall(r"[a-z]+", topic.lower()))
+
+
+def _only_kind_words(phrase: str) -> bool:
+    words = re.findall(r"[a-z]+", phrase.lower())
+    return bool(words) and all(singular(w) in KIND_WORDS for w in words)
+
+
 def paper_role(title: str, topic: str) -> str:
     if _PAPER_FOUNDATIONS.search(title):
         return FOUNDATIONS
-    if _PAPER_EVALUATION.search(title):
+    if _PAPER_EVALUATION.search(title) and not asks_for_evaluation(topic):
         return EVALUATION
     if domain_of(title, topic):
         return APPLICATIONS
@@ -180,7 +194,12 @@ def role_heading(role: str, topic: str) -> str:
              APPLICATIONS: "Applications"}[role]
     # a topic typed as a question is no name to head a section with ("Applications of How to Stop
     # LLMs from Hallucinating"): the role alone, in two words
-    if names_no_field(topic):
+    # so too when the cut below kept a topic's tool, not its subject: "large language models in
+    # recommender systems" headed "Benchmarks and Evaluation of Large Language Models" (a c36g
+    # reader: "named too broadly")
+    # (or its kind of work: "benchmarks for evaluating LLM-based agents" headed "Applications of
+    # Benchmarks" in c36n)
+    if names_no_field(topic) or (subject != topic and (_TOOL_HEAD.search(subject) or _only_kind_words(subject))):
         return {APPLICATIONS: "Application Domains"}.get(role, label)
     # A topic that opens with the role's own word ("Evaluation of LLMs") is not repeated after it:
     # "Benchmarks and Evaluation of Large Language Models", not "... Evaluation of Evaluation of ...".
@@ -196,6 +215,9 @@ def role_heading(role: str, topic: str) -> str:
         return f"{title_case(' '.join(rest))} {label}" if rest else label
     return f"{label} of {title_case(subject)}"
 
+
+# a phrase headed by a kind of model names the tool a topic applies, not what it is about
+_TOOL_HEAD = re.compile(r"\b(?:models?|networks?|llms?|lms?|transformers?|agents?|mllms?|vlms?|gnns?)$", re.IGNORECASE)
 
 _SYSTEM_NAME = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]{2,}|[A-Za-z]-?\d|\d[A-Za-z]{2,}")
 
