@@ -792,27 +792,6 @@ def test_the_field_s_name_beside_a_topic_word_is_no_concept():
     assert ("explainable", "artificial", "intelligence") not in grams and ("emotional", "intelligence") in grams
 
 
-def test_a_pool_of_many_mid_size_phrases_gets_several_method_sections(shared_data):
-    """c36i: the 251-paper pool of "PPO-style reinforcement learning to fine-tune large language
-    models" has no phrase family and no phrase of half an even share ('reward functions', 'visual
-    reasoning', 'two-stage training' name 13-35 papers each); it got one 'Methods for ...' section
-    whose 'Methods and Empirical Studies' held 202 papers. Several smaller phrase sections are better
-    than that; a lone one still is not (the rest would sit under no heading)."""
-    from surveygraph.agents.outline.floor import build_outline_floor, tfidf_encoder
-
-    record = json.loads((Path(__file__).parent / "data" / "pool_ppo_style_rl.json").read_text())
-    wanted = set(record["arxiv_ids"])
-    rows = {r["paper_id"]: r for r in _corpus_rows(shared_data, lambda r: r["arxiv_id"] in wanted, len(wanted))}
-    ids = [f"arxiv:{a}" for a in record["arxiv_ids"] if f"arxiv:{a}" in rows]
-    vectors, encode = tfidf_encoder([f"{rows[i]['title']}. {rows[i]['abstract']}" for i in ids])
-    terms = {"fine", "languag", "larg", "learn", "llm", "model", "optim", "polici", "ppo", "reinforc", "rl", "tune"}
-    outline = build_outline_floor(record["topic"], ids, rows, vectors, n_sections=4, n_subsections=3, encode=encode,
-                                  topic_terms=terms)
-    methods = [s for s in outline if s["role"] == "methods"]
-    assert len(methods) >= 2, [(s["title"], len(s["paper_ids"])) for s in outline]
-    assert not any(s["title"].startswith("Methods for") for s in methods), [s["title"] for s in methods]
-
-
 def test_a_part_for_a_purpose_is_named_for_what_the_purpose_acts_on():
     """c36o: "knowledge distillation and pruning to compress large language models" headed a section
     'Pruning for Compress Large Language Models'."""

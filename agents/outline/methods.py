@@ -67,18 +67,12 @@ def method_sections(rows: list[int], concepts: list[Concept], index: PhraseIndex
     for min_size in dict.fromkeys(max(min_leaf, size) for size in (share, share // 4, min_leaf)):
         held = {r for s in sections for r in s["rows"] if any(fit(by_key[t], r) for t in _section_terms(s) if t in by_key)}
         rest = sorted(scope - held)
-        if len(sections) >= n_methods or len(rest) < 2 * FLAT_LEAF:
+        if len(sections) >= n_methods or len(rest) < 2 * FLAT_LEAF or (not sections and min_size < share):
             break
         used = {k for s in sections for k in _section_terms(s)}
         flat = _flat_sections(rest, [c for c in phrases if c.key not in used], vectors,
                               k=n_methods - len(sections), n_subsections=n_subsections,
                               min_size=min_size, topic=topic, taken=taken)
-        # with no section yet, smaller phrases head sections only as several: a lone one would leave
-        # the rest of the pool under no heading, while one 'Methods for' section of a 251-paper pool
-        # held 197 papers in 'Methods and Empirical Studies' (c36i: 'reward signals', 'verifiable
-        # rewards', 'mathematical reasoning' each name 20-35 papers, no family among them)
-        if not sections and min_size < share and len(flat) < 2:
-            continue
         moved = {r for f in flat for r in f["rows"]}
         for section in sections:  # a paper sits in one section: the flat one that names it
             section["rows"] = [r for r in section["rows"] if r not in moved]

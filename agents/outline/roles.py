@@ -142,7 +142,8 @@ def asks_for_evaluation(topic: str) -> bool:
     LLMs", "Evaluation of Large Language Models"): then they are the survey's body, organised by
     what they evaluate, not one role section ("Benchmarks and Evaluation" held 40 of a 61-work
     survey of reasoning benchmarks, beside one other section; c36e, session 36)."""
-    return any(singular(w) in KIND_WORDS for w in re.findall(r"[a-z]+", topic.lower()))
+    # (as typed: "benchmarks" of "LVLMs: architectures, training and benchmarks" is one listed part)
+    return any(w in KIND_WORDS for w in re.findall(r"[a-z]+", topic.lower()))
 
 
 def _only_kind_words(phrase: str) -> bool:
