@@ -29,12 +29,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, REPO_ROOT, load_average, offline_env  # noqa: E402
-
-SYSTEMS = ("AutoSurvey", "SurveyForge", "LLMxMR-V2", "OpenAI_DeepResearch")
-OURS = "surveygraph"
-PANELS = REPO_ROOT / "benchmarks" / "data" / "reader_panels"
-COMPONENTS = ("outline", "content", "reference")
+from _common import DEFAULT_DATA, load_average, offline_env  # noqa: E402
+from reader_panel import COMPONENTS, OURS, PANELS, SYSTEMS  # noqa: E402  (the same panels, one source)
 
 PROMPT = """You are an expert researcher reading literature surveys. A colleague asked for a survey on:
 
